@@ -1,0 +1,287 @@
+/*
+ * batchsolve.h -- solve huge batches of small, independent linear systems.
+ *
+ * batchsolve factors and solves 10^3..10^8 independent dense systems of order
+ * n = 1..128 in one call, on the CPU (SIMD across systems, OpenMP across
+ * groups of systems) or on an NVIDIA GPU.  Every call reports, per system, in
+ * an `info` array, whether that system was solved; a singular or non-finite
+ * system never stops or corrupts the others.
+ *
+ * Conventions (as in LAPACK and GSL):
+ *   - operation names follow LAPACK: gesv (factor and solve), getrf (factor),
+ *     getrs (solve with a factorization); the precision is the letter after
+ *     the prefix: s = float, d = double (c and z are reserved);
+ *   - every function returns a bsolve_status; BSOLVE_SUCCESS is 0.  On any
+ *     other status nothing was written, and bsolve_ctx_message() names the
+ *     offending argument;
+ *   - counts, strides and offsets are int64_t so that batches of 10^8
+ *     systems of order 128 index correctly;
+ *   - the library never prints, aborts or exits, and has no global mutable
+ *     state: contexts are independent.  A context must not be used by two
+ *     threads at once; use one context per thread.
+ *
+ * A minimal call:
+ *
+ *     bsolve_ctx *ctx;
+ *     bsolve_ctx_create(&ctx, BSOLVE_BACKEND_AUTO);
+ *     int32_t *info = malloc(batch * sizeof *info);
+ *     // A: batch column-major n x n matrices one after another; B: n x 1 each
+ *     bsolve_status s = bsolve_dgesv(ctx, BSOLVE_PIVOT_PARTIAL, n, 1, batch,
+ *                                    A, bsolve_layout_col_major(n, n * n),
+ *                                    B, bsolve_layout_col_major(n, n),
+ *                                    info);
+ *     if (s != BSOLVE_SUCCESS) fprintf(stderr, "%s\n", bsolve_ctx_message(ctx));
+ *     bsolve_ctx_destroy(ctx);
+ */
+#ifndef BATCHSOLVE_H
+#define BATCHSOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(BSOLVE_STATIC_ONLY)
+#define BSOLVE_API __attribute__((visibility("default")))
+#else
+#define BSOLVE_API
+#endif
+
+#define BSOLVE_VERSION_MAJOR 0
+#define BSOLVE_VERSION_MINOR 1
+#define BSOLVE_VERSION_PATCH 0
+
+/* Largest system order the dense routines accept. */
+#define BSOLVE_MAX_N 128
+
+/* ------------------------------------------------------------------------
+ * Status codes
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    BSOLVE_SUCCESS = 0,
+    BSOLVE_EINVAL = 1,       /* an argument is out of range (message names it) */
+    BSOLVE_ENULL = 2,        /* a required pointer is NULL */
+    BSOLVE_ENOMEM = 3,       /* host or device memory could not be allocated */
+    BSOLVE_ENODEVICE = 4,    /* the CUDA backend was asked for but no GPU is usable */
+    BSOLVE_ENOTSUP = 5,      /* the operation exists but not on this backend/build */
+    BSOLVE_EMISMATCH = 6,    /* an object was made by another context, precision or shape */
+    BSOLVE_EDEVICE = 7       /* the GPU runtime reported an error (message has its text) */
+} bsolve_status;
+
+/* Static text for a status code; never NULL. */
+BSOLVE_API const char *bsolve_strerror(bsolve_status status);
+
+/* ------------------------------------------------------------------------
+ * Per-system info values (the int32_t info[] arrays)
+ *
+ *   0                      the system was solved;
+ *   j > 0                  the pivot of elimination step j (1-based) is
+ *                          exactly zero: the matrix is singular (for
+ *                          BSOLVE_PIVOT_NONE: it has a zero leading minor);
+ *   BSOLVE_INFO_NONFINITE  the system's matrix or right-hand side holds a
+ *                          NaN or an infinity; nothing was computed for it.
+ *
+ * Whenever info != 0, every entry of that system's solution is set to NaN,
+ * so that a failed system cannot pass silently for a solved one.  Factors of
+ * a system with info = j > 0 are still complete (LAPACK's convention: U(j,j)
+ * is zero); factors of a non-finite system are unspecified.
+ * ------------------------------------------------------------------------ */
+#define BSOLVE_INFO_NONFINITE (-1)
+
+/* ------------------------------------------------------------------------
+ * Contexts
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    BSOLVE_BACKEND_AUTO = 0, /* the GPU if one is usable, the CPU otherwise */
+    BSOLVE_BACKEND_CPU = 1,
+    BSOLVE_BACKEND_CUDA = 2
+} bsolve_backend;
+
+/* A context owns the workspace of one backend and the last error message.
+ * Repeated calls of the same shape on one context allocate nothing. */
+typedef struct bsolve_ctx bsolve_ctx;
+
+/* Creates a context on `backend`.  BSOLVE_BACKEND_CUDA on a machine (or a
+ * build) without a usable GPU returns BSOLVE_ENODEVICE and sets *ctx to
+ * NULL; BSOLVE_BACKEND_AUTO never fails for that reason. */
+BSOLVE_API bsolve_status bsolve_ctx_create(bsolve_ctx **ctx, bsolve_backend backend);
+
+/* Frees the context and its workspace; NULL is accepted. */
+BSOLVE_API void bsolve_ctx_destroy(bsolve_ctx *ctx);
+
+/* The backend the context actually runs on (never AUTO). */
+BSOLVE_API bsolve_backend bsolve_ctx_backend(const bsolve_ctx *ctx);
+
+/* Sets the number of CPU threads (OpenMP) the CPU backend uses; 0 means the
+ * OpenMP default.  The CUDA backend ignores it. */
+BSOLVE_API bsolve_status bsolve_ctx_set_threads(bsolve_ctx *ctx, int nthreads);
+
+/* The message describing the last failed call on this context (e.g.
+ * "bsolve_dgesv: n = -3 must be >= 1"), or "" after a successful call. */
+BSOLVE_API const char *bsolve_ctx_message(const bsolve_ctx *ctx);
+
+/* Name of a backend ("auto", "cpu", "cuda"). */
+BSOLVE_API const char *bsolve_backend_name(bsolve_backend backend);
+
+/* ------------------------------------------------------------------------
+ * Batch layouts
+ *
+ * A batch is `batch` matrices of r x c entries (A: n x n; B: n x nrhs).
+ * A layout says where entry (i, j) of matrix k lives, 0-based:
+ *
+ *   BSOLVE_COL_MAJOR     X[k*stride + i + j*ld]     ld >= r, stride >= ld*c
+ *   BSOLVE_ROW_MAJOR     X[k*stride + i*ld + j]     ld >= c, stride >= ld*r
+ *   BSOLVE_INTERLEAVED   X[(i + j*r)*ld + k]        ld >= batch (stride unused)
+ *
+ * COL_MAJOR is LAPACK's and Fortran's layout, ROW_MAJOR C's.  INTERLEAVED
+ * (structure of arrays) stores entry (i, j) of all systems contiguously; it
+ * is the layout in which the CPU and GPU kernels run at full speed, and
+ * the one to choose when you build the matrices yourself.  Matrices laid out
+ * with a stride may overlap only if they are read-only.
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    BSOLVE_COL_MAJOR = 0,
+    BSOLVE_ROW_MAJOR = 1,
+    BSOLVE_INTERLEAVED = 2
+} bsolve_layout_kind;
+
+typedef struct {
+    bsolve_layout_kind kind;
+    int64_t ld;     /* leading dimension, as above */
+    int64_t stride; /* distance between consecutive matrices (not INTERLEAVED) */
+} bsolve_layout;
+
+/* Convenience constructors (C99 compound literals would do as well). */
+static inline bsolve_layout bsolve_layout_col_major(int64_t ld, int64_t stride)
+{
+    bsolve_layout l = {BSOLVE_COL_MAJOR, ld, stride};
+    return l;
+}
+static inline bsolve_layout bsolve_layout_row_major(int64_t ld, int64_t stride)
+{
+    bsolve_layout l = {BSOLVE_ROW_MAJOR, ld, stride};
+    return l;
+}
+static inline bsolve_layout bsolve_layout_interleaved(int64_t ld)
+{
+    bsolve_layout l = {BSOLVE_INTERLEAVED, ld, 0};
+    return l;
+}
+
+/* Copies a batch of r x c matrices from layout `lsrc` to layout `ldst`
+ * (any pair of layouts; src and dst must not overlap).  On the CUDA
+ * backend both arrays may be host or device memory. */
+BSOLVE_API bsolve_status bsolve_dconvert(bsolve_ctx *ctx, int64_t r, int64_t c, int64_t batch,
+                                         const double *src, bsolve_layout lsrc,
+                                         double *dst, bsolve_layout ldst);
+BSOLVE_API bsolve_status bsolve_sconvert(bsolve_ctx *ctx, int64_t r, int64_t c, int64_t batch,
+                                         const float *src, bsolve_layout lsrc,
+                                         float *dst, bsolve_layout ldst);
+
+/* ------------------------------------------------------------------------
+ * Dense LU: gesv, getrf, getrs
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    BSOLVE_PIVOT_NONE = 0,    /* A = L U; only for matrices known to need no
+                                 pivoting (diagonally dominant, SPD) */
+    BSOLVE_PIVOT_PARTIAL = 1, /* P A = L U, row interchanges, as LAPACK dgetrf */
+    BSOLVE_PIVOT_FULL = 2     /* P A Q = L U, row and column interchanges, as
+                                 LAPACK dgetc2: the most stable, twice the
+                                 comparisons of partial pivoting */
+} bsolve_pivot;
+
+typedef enum {
+    BSOLVE_PREC_S = 0, /* float */
+    BSOLVE_PREC_D = 1  /* double */
+} bsolve_precision;
+
+/* Solves A_k X_k = B_k for every system k, overwriting B with X.
+ *   n      order of the systems, 1..BSOLVE_MAX_N;
+ *   nrhs   right-hand sides per system, >= 1;
+ *   batch  number of systems, >= 0;
+ *   A, la  the matrices and their layout; A is only read;
+ *   B, lb  the n x nrhs right-hand sides, overwritten with the solutions;
+ *   info   batch entries, one per system (see "Per-system info values").
+ * On the CUDA backend A, B and info may be host or device memory (all three
+ * the same kind).  Device-memory calls are asynchronous on the context's
+ * stream (bsolve_ctx_synchronize waits); host-memory calls return when done. */
+BSOLVE_API bsolve_status bsolve_dgesv(bsolve_ctx *ctx, bsolve_pivot pivot, int64_t n,
+                                      int64_t nrhs, int64_t batch,
+                                      const double *A, bsolve_layout la,
+                                      double *B, bsolve_layout lb, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgesv(bsolve_ctx *ctx, bsolve_pivot pivot, int64_t n,
+                                      int64_t nrhs, int64_t batch,
+                                      const float *A, bsolve_layout la,
+                                      float *B, bsolve_layout lb, int32_t *info);
+
+/* A batch of LU factorizations, kept in the backend's own layout (on the
+ * GPU for the CUDA backend) so that getrs reads it at full speed. */
+typedef struct bsolve_lu bsolve_lu;
+
+/* Allocates a factorization object for `batch` systems of order n in the
+ * given precision and pivoting mode.  Factor into it with ?getrf as often as
+ * needed: it is reused, nothing is allocated again. */
+BSOLVE_API bsolve_status bsolve_lu_create(bsolve_ctx *ctx, bsolve_precision prec,
+                                          bsolve_pivot pivot, int64_t n, int64_t batch,
+                                          bsolve_lu **lu);
+
+/* Frees a factorization object; NULL is accepted. */
+BSOLVE_API void bsolve_lu_destroy(bsolve_lu *lu);
+
+/* Factors the batch A (layout la; only read) into lu, whose precision must
+ * match the routine's letter.  info as for gesv (NONFINITE when A holds a
+ * NaN or an infinity). */
+BSOLVE_API bsolve_status bsolve_dgetrf(bsolve_ctx *ctx, const double *A, bsolve_layout la,
+                                       bsolve_lu *lu, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgetrf(bsolve_ctx *ctx, const float *A, bsolve_layout la,
+                                       bsolve_lu *lu, int32_t *info);
+
+/* Solves with a factorization made by ?getrf: B (n x nrhs per system, layout
+ * lb) is overwritten with X.  info (may be NULL) receives, per system, the
+ * factorization's info, or BSOLVE_INFO_NONFINITE where that system's B holds
+ * a NaN or an infinity; the solution of every system with info != 0 is NaN. */
+BSOLVE_API bsolve_status bsolve_dgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs,
+                                       double *B, bsolve_layout lb, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs,
+                                       float *B, bsolve_layout lb, int32_t *info);
+
+/* Exports the factors in LAPACK form: LU (n x n per system, layout l, of the
+ * factorization's precision: float * for s, double * for d) receives L below
+ * the diagonal (unit diagonal not stored) and U on and above it; ipiv
+ * (batch*n entries, system k at ipiv[k*n]) the 1-based row interchanges as
+ * dgetrf/dgetc2 give them (row i was swapped with row ipiv[i]); jpiv, the
+ * column interchanges of full pivoting as dgetc2 gives them (for other
+ * modes it is filled with 1..n).  Any of LU, ipiv, jpiv may be NULL to skip
+ * it.  Host memory on every backend.  P A Q = L U. */
+BSOLVE_API bsolve_status bsolve_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU,
+                                          bsolve_layout l, int32_t *ipiv, int32_t *jpiv);
+
+/* The shape of a factorization object. */
+BSOLVE_API int64_t bsolve_lu_n(const bsolve_lu *lu);
+BSOLVE_API int64_t bsolve_lu_batch(const bsolve_lu *lu);
+BSOLVE_API bsolve_pivot bsolve_lu_pivot(const bsolve_lu *lu);
+BSOLVE_API bsolve_precision bsolve_lu_precision(const bsolve_lu *lu);
+
+/* ------------------------------------------------------------------------
+ * GPU streams (CUDA backend; BSOLVE_ENOTSUP on the CPU backend)
+ * ------------------------------------------------------------------------ */
+
+/* Makes calls on device memory run asynchronously on `stream` (a
+ * cudaStream_t; NULL selects the legacy default stream). */
+BSOLVE_API bsolve_status bsolve_ctx_set_stream(bsolve_ctx *ctx, void *stream);
+
+/* Waits until every call issued on the context has finished; returns
+ * BSOLVE_EDEVICE if one of them failed.  A no-op on the CPU backend. */
+BSOLVE_API bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BATCHSOLVE_H */

@@ -1,0 +1,91 @@
+/*
+ * context.c -- creating contexts, choosing the backend, and the CPU
+ * workspace that lets repeated calls run without allocating.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bsolve_status bsolve_ctx_create(bsolve_ctx **out, bsolve_backend backend)
+{
+    if (!out) return BSOLVE_ENULL;
+    *out = NULL;
+    if (backend != BSOLVE_BACKEND_AUTO && backend != BSOLVE_BACKEND_CPU &&
+        backend != BSOLVE_BACKEND_CUDA)
+        return BSOLVE_EINVAL;
+    bsolve_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return BSOLVE_ENOMEM;
+    ctx->backend = BSOLVE_BACKEND_CPU;
+    if (backend == BSOLVE_BACKEND_CUDA ||
+        (backend == BSOLVE_BACKEND_AUTO && bsi_cuda_available())) {
+        bsolve_status s = bsi_cuda_init(ctx);
+        if (s == BSOLVE_SUCCESS) {
+            ctx->backend = BSOLVE_BACKEND_CUDA;
+        } else if (backend == BSOLVE_BACKEND_CUDA) {
+            free(ctx);
+            return s;
+        }
+        ctx->msg[0] = '\0';
+    }
+    *out = ctx;
+    return BSOLVE_SUCCESS;
+}
+
+void bsolve_ctx_destroy(bsolve_ctx *ctx)
+{
+    if (!ctx) return;
+    if (ctx->cuda) bsi_cuda_fini(ctx);
+    free(ctx->work);
+    free(ctx);
+}
+
+bsolve_backend bsolve_ctx_backend(const bsolve_ctx *ctx)
+{
+    return ctx ? ctx->backend : BSOLVE_BACKEND_AUTO;
+}
+
+bsolve_status bsolve_ctx_set_threads(bsolve_ctx *ctx, int nthreads)
+{
+    if (!ctx) return BSOLVE_ENULL;
+    if (nthreads < 0)
+        return bsi_fail(ctx, BSOLVE_EINVAL, "bsolve_ctx_set_threads: nthreads = %d must be >= 0", nthreads);
+    ctx->nthreads = nthreads;
+    ctx->msg[0] = '\0';
+    return BSOLVE_SUCCESS;
+}
+
+const char *bsolve_ctx_message(const bsolve_ctx *ctx)
+{
+    return ctx ? ctx->msg : "bsolve: context is NULL";
+}
+
+bsolve_status bsolve_ctx_set_stream(bsolve_ctx *ctx, void *stream)
+{
+    if (!ctx) return BSOLVE_ENULL;
+    if (ctx->backend != BSOLVE_BACKEND_CUDA)
+        return bsi_fail(ctx, BSOLVE_ENOTSUP, "bsolve_ctx_set_stream: streams exist only on the CUDA backend");
+    ctx->msg[0] = '\0';
+    return bsi_cuda_set_stream(ctx, stream);
+}
+
+bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx)
+{
+    if (!ctx) return BSOLVE_ENULL;
+    ctx->msg[0] = '\0';
+    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_synchronize(ctx) : BSOLVE_SUCCESS;
+}
+
+void *bsi_workspace(bsolve_ctx *ctx, size_t bytes)
+{
+    if (bytes <= ctx->work_bytes) return ctx->work;
+    /* Grow by at least half again so that slowly growing shapes settle fast. */
+    size_t want = bytes + bytes / 2;
+    want = (want + 63) / 64 * 64;
+    void *p = aligned_alloc(64, want);
+    if (!p) return NULL;
+    free(ctx->work);
+    ctx->work = p;
+    ctx->work_bytes = want;
+    return p;
+}

@@ -1,0 +1,105 @@
+/*
+ * internal.h -- what the front end (src/), the CPU backend and the CUDA
+ * backend (cuda/) share.  Nothing here is public: symbols use the prefix
+ * bsi_ and the shared library hides them (-fvisibility=hidden).
+ *
+ * The front end (src/api.c) checks every argument, then dispatches to a
+ * backend; backends may therefore assume valid arguments.
+ */
+#ifndef BSOLVE_INTERNAL_H
+#define BSOLVE_INTERNAL_H
+
+#include "batchsolve.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSI_MSG_LEN 256
+
+struct bsi_cuda; /* the CUDA backend's state, defined in cuda/ */
+
+struct bsolve_ctx {
+    bsolve_backend backend; /* CPU or CUDA, never AUTO */
+    int nthreads;           /* 0: OpenMP default */
+    char msg[BSI_MSG_LEN];  /* last error, "" after success */
+    void *work;             /* CPU workspace, grown on demand, 64-byte aligned */
+    size_t work_bytes;
+    struct bsi_cuda *cuda;  /* NULL on the CPU backend */
+};
+
+struct bsolve_lu {
+    bsolve_backend backend;
+    const bsolve_ctx *owner; /* the context that created it */
+    bsolve_precision prec;
+    bsolve_pivot pivot;
+    int64_t n, batch;
+    /* Backend-owned storage.  CPU: factors as tiles of BSI_CPU_LANES(prec)
+     * systems (see src/lu_cpu.h), pivots as uint8_t per step and lane.
+     * CUDA: device memory, interleaved with leading dimension `ld`. */
+    void *factors;
+    void *rowpiv;
+    void *colpiv;
+    int32_t *info; /* per-system info of the last getrf (host on CPU, device on CUDA) */
+    int64_t ld;
+    int factored;  /* getrf has run at least once */
+};
+
+/* Records a formatted message on ctx (if not NULL) and returns status. */
+bsolve_status bsi_fail(bsolve_ctx *ctx, bsolve_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The context's CPU workspace, at least `bytes` long and 64-byte aligned;
+ * grown (never shrunk) on demand, NULL when memory is exhausted. */
+void *bsi_workspace(bsolve_ctx *ctx, size_t bytes);
+
+/* Size in bytes of one element of the precision. */
+static inline size_t bsi_elem_size(bsolve_precision prec)
+{
+    return prec == BSOLVE_PREC_D ? sizeof(double) : sizeof(float);
+}
+
+/* Offset of entry (i, j) of matrix k (r rows, c columns) in layout l. */
+static inline int64_t bsi_index(bsolve_layout l, int64_t r, int64_t i, int64_t j, int64_t k)
+{
+    switch (l.kind) {
+    case BSOLVE_COL_MAJOR: return k * l.stride + i + j * l.ld;
+    case BSOLVE_ROW_MAJOR: return k * l.stride + i * l.ld + j;
+    default: return (i + j * r) * l.ld + k;
+    }
+}
+
+/* ---- CUDA backend (cuda/ sources, or src/cuda_stub.c when built without nvcc) ----
+ * Arguments are already checked; A/B/info may be host or device pointers. */
+bsolve_status bsi_cuda_init(bsolve_ctx *ctx);  /* BSOLVE_ENODEVICE when no GPU */
+void bsi_cuda_fini(bsolve_ctx *ctx);
+int bsi_cuda_available(void);                  /* 1 when a usable GPU exists */
+bsolve_status bsi_cuda_set_stream(bsolve_ctx *ctx, void *stream);
+bsolve_status bsi_cuda_synchronize(bsolve_ctx *ctx);
+bsolve_status bsi_cuda_convert(bsolve_ctx *ctx, bsolve_precision prec, int64_t r, int64_t c,
+                               int64_t batch, const void *src, bsolve_layout lsrc, void *dst,
+                               bsolve_layout ldst);
+bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot pivot,
+                            int64_t n, int64_t nrhs, int64_t batch, const void *A,
+                            bsolve_layout la, void *B, bsolve_layout lb, int32_t *info);
+bsolve_status bsi_cuda_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu); /* fills factors/piv/info/ld */
+void bsi_cuda_lu_free(bsolve_lu *lu);
+bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu,
+                             int32_t *info);
+bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B,
+                             bsolve_layout lb, int32_t *info);
+bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,
+                                 int32_t *ipiv, int32_t *jpiv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BSOLVE_INTERNAL_H */

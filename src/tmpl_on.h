@@ -1,0 +1,12 @@
+/*
+ * tmpl_on.h -- turns a precision-generic source into one precision, in the
+ * manner of GSL's templates_on.h.  Before including a *_impl.h file define
+ *   BSI_REAL   double or float
+ *   BSI_SFX    d or s         (function-name suffix)
+ *   BSI_W      lanes per tile (BSI_LANES_D or BSI_LANES_S)
+ * and include tmpl_off.h after it.
+ */
+#define BSI_CAT2_(a, b) a##_##b
+#define BSI_CAT2(a, b) BSI_CAT2_(a, b)
+#define FN(name) BSI_CAT2(name, BSI_SFX)
+#define real BSI_REAL
