@@ -33,3 +33,14 @@ int bsi_cpu_threads(const bsolve_ctx *ctx, int64_t units)
     if (nth > units) nth = units;
     return nth < 1 ? 1 : (int)nth;
 }
+
+int bsi_chunk_systems(int r, int c, int W, size_t esize)
+{
+    /* ~128 KiB of tiles: a run of at least W*esize contiguous bytes per entry
+     * of interleaved input, and room in L2 for the matrices and right sides. */
+    size_t tile = (size_t)r * c * W * esize;
+    size_t tiles = (128u << 10) / (tile ? tile : 1);
+    if (tiles < 1) tiles = 1;
+    if (tiles > (size_t)(BSI_CHUNK_MAX / W)) tiles = BSI_CHUNK_MAX / W;
+    return (int)tiles * W;
+}

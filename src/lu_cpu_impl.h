@@ -2,226 +2,265 @@
  * lu_cpu_impl.h -- precision-generic LU on tiles of BSI_W systems, included
  * by lu_cpu.c once per precision between tmpl_on.h and tmpl_off.h.
  *
- * Every loop runs innermost over the BSI_W lanes of a tile, so each
- * arithmetic statement is one SIMD instruction over BSI_W independent
- * systems.  Pivot choices are per lane and selected without branches; only
- * the row/column interchange moves data per lane, which costs O(n^2) against
- * the O(n^3) elimination.
+ * Every statement works on a vreal: entry (i, j) of the BSI_W systems of a
+ * tile, one SIMD vector (simd.h).  Pivot choices differ from lane to lane and
+ * are made with compares and selects, never branches.
  *
- * Tile of factors: entry (i, j) of lane l at T[(i + j*n)*W + l], followed by
- * the n reciprocal pivots rd[i*W + l] (getrs multiplies instead of dividing).
+ * Tile of factors: entry (i, j) of lane l at T[(i + j*n)*W + l]; the n
+ * reciprocal pivots are kept beside it (rd) so that solves multiply instead
+ * of dividing; row and column pivots as one byte per step and lane.
  */
 
 #define IX(i, j) (((i) + (j) * n) * BSI_W)
+#define V(M, i, j) (*(vreal *)((M) + IX(i, j)))
 
-static inline __attribute__((always_inline)) void FN(swap_lane)(real *a, real *b)
+static inline vreal FN(splat)(real x) { return FN(bsi_set1)(x); }
+
+/* Exchanges, in each lane l, entity k with entity p[l] of `count` lines
+ * `step` apart (rows: pstride W, step n*W; columns: pstride n*W, step W). */
+static inline __attribute__((always_inline)) void FN(swap)(real *base, vreal p, int k, int32_t pstride, int count,
+                                                           int64_t step)
 {
-    real t = *a;
-    *a = *b;
-    *b = t;
+    for (int it = 0; it < count; it++) {
+        real *P = base + it * step;
+        vreal u = FN(bsi_gather)(P, p, pstride);
+        vreal o = *(vreal *)(P + (int64_t)k * pstride);
+        FN(bsi_scatter)(P, p, pstride, o); /* lanes with p == k then get u, which equals o */
+        *(vreal *)(P + (int64_t)k * pstride) = u;
+    }
+}
+
+static inline vreal FN(load_piv)(const uint8_t *p)
+{
+    vreal v;
+    for (int l = 0; l < BSI_W; l++) v[l] = p[l];
+    return v;
 }
 
 /* Factors the tile T in place: P A Q = L U.  With B (nrhs columns), applies
  * the row interchanges and the elimination to B as it goes (fused gesv);
- * keep_l swaps whole rows so that L is exported in LAPACK form (getrf).
- * rp/cp receive the pivot row/column of each step and lane, pinfo the first
- * zero-pivot step (1-based) or 0. */
-static inline __attribute__((always_inline)) void
-FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, real *restrict rd, uint8_t *restrict rp,
-           uint8_t *restrict cp, int32_t *restrict pinfo, real *restrict B, const int nrhs, const int keep_l)
+ * keep_l also swaps the finished columns of L so that L is exported in
+ * LAPACK form (getrf).  rp/cp receive the pivot row/column of each step and
+ * lane, and the result is the first zero-pivot step (1-based) or 0 per lane.
+ *
+ * The row interchange is fused into the elimination: the pivot row u is
+ * gathered column by column, then every row i > k is updated from
+ * (i == p ? old row k : row i), one select beside the FMA, instead of a
+ * separate swap pass with per-lane addresses. */
+static inline __attribute__((always_inline)) vreal
+FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restrict rd, uint8_t *restrict rp,
+           uint8_t *restrict cp, real *restrict B, const int nrhs, const int keep_l)
 {
-    for (int l = 0; l < BSI_W; l++) pinfo[l] = 0;
+    vreal zinfo = FN(splat)(0);
     for (int k = 0; k < n; k++) {
+        vreal pi = FN(splat)(k);
         if (pivot != BSOLVE_PIVOT_NONE) {
-            int32_t pi[BSI_W], pj[BSI_W];
-            real best[BSI_W];
-            for (int l = 0; l < BSI_W; l++) {
-                best[l] = -1; /* so that a zero column still picks row k */
-                pi[l] = k;
-                pj[l] = k;
-            }
+            vreal best = FN(splat)(-1), pj = pi; /* -1: a zero column still picks row k */
             /* Strict '>' keeps the first maximum in column-major scan order,
              * as LAPACK's idamax does within a column. */
             for (int j = k; j < (pivot == BSOLVE_PIVOT_FULL ? n : k + 1); j++)
-                for (int i = k; i < n; i++)
-                    for (int l = 0; l < BSI_W; l++) {
-                        real v = T[IX(i, j) + l];
-                        v = v < 0 ? -v : v;
-                        int m = v > best[l];
-                        best[l] = m ? v : best[l];
-                        pi[l] = m ? i : pi[l];
-                        pj[l] = m ? j : pj[l];
-                    }
+                for (int i = k; i < n; i++) {
+                    vreal v = FN(bsi_abs)(V(T, i, j));
+                    vmask m = v > best;
+                    best = FN(bsi_sel)(m, v, best);
+                    pi = FN(bsi_sel)(m, FN(splat)(i), pi);
+                    if (pivot == BSOLVE_PIVOT_FULL) pj = FN(bsi_sel)(m, FN(splat)(j), pj);
+                }
             if (pivot == BSOLVE_PIVOT_FULL) {
-                for (int l = 0; l < BSI_W; l++) {
-                    int q = pj[l];
-                    cp[k * BSI_W + l] = (uint8_t)q;
-                    if (q != k)
-                        for (int i = 0; i < n; i++) FN(swap_lane)(&T[IX(i, k) + l], &T[IX(i, q) + l]);
-                }
+                for (int l = 0; l < BSI_W; l++) cp[k * BSI_W + l] = (uint8_t)pj[l];
+                FN(swap)(T, pj, k, n * BSI_W, n, BSI_W);
             }
-            const int j0 = keep_l ? 0 : k;
-            for (int l = 0; l < BSI_W; l++) {
-                int p = pi[l];
-                rp[k * BSI_W + l] = (uint8_t)p;
-                if (p != k) {
-                    for (int j = j0; j < n; j++) FN(swap_lane)(&T[IX(k, j) + l], &T[IX(p, j) + l]);
-                    if (B)
-                        for (int c = 0; c < nrhs; c++) FN(swap_lane)(&B[IX(k, c) + l], &B[IX(p, c) + l]);
-                }
+            for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
+            if (keep_l && k > 0) FN(swap)(T, pi, k, BSI_W, k, n * BSI_W);
+        }
+        /* Column k: pivot, reciprocal, multipliers. */
+        vreal u = pivot == BSOLVE_PIVOT_NONE ? V(T, k, k) : FN(bsi_gather)(T + IX(0, k), pi, BSI_W);
+        vmask z = u == 0;
+        zinfo = FN(bsi_sel)(z & (zinfo == FN(splat)(0)), FN(splat)(k + 1), zinfo);
+        /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
+         * scaling; the system is reported and its solution NaN-filled. */
+        const vreal r = 1 / FN(bsi_sel)(z, FN(splat)(1), u);
+        rd[k] = r;
+        vreal o = V(T, k, k);
+        V(T, k, k) = u;
+        for (int i = k + 1; i < n; i++) {
+            vreal t = V(T, i, k);
+            if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(pi == FN(splat)(i), o, t);
+            V(T, i, k) = t * r;
+        }
+        /* Trailing columns of A, then of B. */
+        for (int j = k + 1; j < n + (B ? nrhs : 0); j++) {
+            real *M = j < n ? T : B;
+            const int jj = j < n ? j : j - n;
+            if (pivot != BSOLVE_PIVOT_NONE) {
+                u = FN(bsi_gather)(M + IX(0, jj), pi, BSI_W);
+                o = V(M, k, jj);
+                V(M, k, jj) = u;
+                for (int i = k + 1; i < n; i++) V(M, i, jj) = FN(bsi_sel)(pi == FN(splat)(i), o, V(M, i, jj)) - V(T, i, k) * u;
+            } else {
+                u = V(M, k, jj);
+                for (int i = k + 1; i < n; i++) V(M, i, jj) -= V(T, i, k) * u;
             }
         }
-        real *restrict r = rd + k * BSI_W;
-        for (int l = 0; l < BSI_W; l++) {
-            real d = T[IX(k, k) + l];
-            int z = d == 0;
-            pinfo[l] = (z && pinfo[l] == 0) ? k + 1 : pinfo[l];
-            /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
-             * scaling; the system is reported and its solution NaN-filled. */
-            r[l] = 1 / (z ? 1 : d);
-        }
-        for (int i = k + 1; i < n; i++)
-            for (int l = 0; l < BSI_W; l++) T[IX(i, k) + l] *= r[l];
-        for (int j = k + 1; j < n; j++)
-            for (int i = k + 1; i < n; i++)
-                for (int l = 0; l < BSI_W; l++) T[IX(i, j) + l] -= T[IX(i, k) + l] * T[IX(k, j) + l];
-        if (B)
-            for (int c = 0; c < nrhs; c++)
-                for (int i = k + 1; i < n; i++)
-                    for (int l = 0; l < BSI_W; l++) B[IX(i, c) + l] -= T[IX(i, k) + l] * B[IX(k, c) + l];
     }
+    return zinfo;
 }
 
 /* B <- U^{-1} B, then B <- Q B for full pivoting. */
 static inline __attribute__((always_inline)) void
-FN(back_solve)(const int n, const bsolve_pivot pivot, const real *restrict T, const real *restrict rd,
+FN(back_solve)(const int n, const bsolve_pivot pivot, const real *restrict T, const vreal *restrict rd,
                const uint8_t *restrict cp, real *restrict B, const int nrhs)
 {
     for (int c = 0; c < nrhs; c++)
         for (int i = n - 1; i >= 0; i--) {
-            real acc[BSI_W];
-            for (int l = 0; l < BSI_W; l++) acc[l] = B[IX(i, c) + l];
-            for (int j = i + 1; j < n; j++)
-                for (int l = 0; l < BSI_W; l++) acc[l] -= T[IX(i, j) + l] * B[IX(j, c) + l];
-            for (int l = 0; l < BSI_W; l++) B[IX(i, c) + l] = acc[l] * rd[i * BSI_W + l];
+            vreal acc = V(B, i, c);
+            for (int j = i + 1; j < n; j++) acc -= V(T, i, j) * V(B, j, c);
+            V(B, i, c) = acc * rd[i];
         }
     if (pivot == BSOLVE_PIVOT_FULL)
-        for (int k = n - 1; k >= 0; k--)
-            for (int l = 0; l < BSI_W; l++) {
-                int q = cp[k * BSI_W + l];
-                if (q != k)
-                    for (int c = 0; c < nrhs; c++) FN(swap_lane)(&B[IX(k, c) + l], &B[IX(q, c) + l]);
-            }
+        for (int k = n - 1; k >= 0; k--) FN(swap)(B, FN(load_piv)(cp + k * BSI_W), k, BSI_W, nrhs, n * BSI_W);
 }
 
-/* B <- L^{-1} P B with the factors of a getrf tile. */
+/* B <- L^{-1} P B with the factors of a getrf tile (all interchanges first:
+ * the stored L has its rows in final order). */
 static inline __attribute__((always_inline)) void
 FN(forward_solve)(const int n, const bsolve_pivot pivot, const real *restrict T, const uint8_t *restrict rp,
                   real *restrict B, const int nrhs)
 {
     if (pivot != BSOLVE_PIVOT_NONE)
-        for (int k = 0; k < n; k++)
-            for (int l = 0; l < BSI_W; l++) {
-                int p = rp[k * BSI_W + l];
-                if (p != k)
-                    for (int c = 0; c < nrhs; c++) FN(swap_lane)(&B[IX(k, c) + l], &B[IX(p, c) + l]);
-            }
+        for (int k = 0; k < n; k++) FN(swap)(B, FN(load_piv)(rp + k * BSI_W), k, BSI_W, nrhs, n * BSI_W);
     for (int c = 0; c < nrhs; c++)
-        for (int k = 0; k < n; k++)
-            for (int i = k + 1; i < n; i++)
-                for (int l = 0; l < BSI_W; l++) B[IX(i, c) + l] -= T[IX(i, k) + l] * B[IX(k, c) + l];
+        for (int k = 0; k < n; k++) {
+            const vreal b = V(B, k, c);
+            for (int i = k + 1; i < n; i++) V(B, i, c) -= V(T, i, k) * b;
+        }
 }
 
+#undef V
 #undef IX
 
 /* Final per-lane verdict: non-finite input wins over a zero pivot; a failed
  * system's solution is NaN so that it cannot be mistaken for a solved one. */
-static inline void FN(verdict)(int n, int nrhs, const int32_t *nonfinite, const int32_t *pinfo, real *B,
-                               int32_t *linfo)
+static inline void FN(verdict)(int n, int nrhs, const int32_t *nonfinite, vreal zinfo, real *B, int32_t *linfo)
 {
     for (int l = 0; l < BSI_W; l++) {
-        linfo[l] = nonfinite[l] ? BSOLVE_INFO_NONFINITE : pinfo[l];
+        linfo[l] = nonfinite[l] ? BSOLVE_INFO_NONFINITE : (int32_t)zinfo[l];
         if (linfo[l] != 0)
             for (int e = 0; e < n * nrhs; e++) B[(int64_t)e * BSI_W + l] = (real)NAN;
     }
 }
 
-/* The three tile operations, instantiated with a compile-time n for small
- * systems (fully unrolled loops) and a run-time n otherwise. */
-#define BSI_SMALL_N_SWITCH(n, call)                                                              \
+/* The three tile operations, instantiated for each pivoting mode with a
+ * compile-time n for small systems (fully unrolled loops) and a run-time n
+ * otherwise. */
+#define BSI_SMALL_N_SWITCH(n, call, P)                                                           \
     switch (n) {                                                                                 \
-    case 1: call(1); break;   case 2: call(2); break;   case 3: call(3); break;                  \
-    case 4: call(4); break;   case 5: call(5); break;   case 6: call(6); break;                  \
-    case 7: call(7); break;   case 8: call(8); break;   case 9: call(9); break;                  \
-    case 10: call(10); break; case 11: call(11); break; case 12: call(12); break;                \
-    case 13: call(13); break; case 14: call(14); break; case 15: call(15); break;                \
-    case 16: call(16); break; default: call(n); break;                                           \
+    case 1: call(1, P); break;   case 2: call(2, P); break;   case 3: call(3, P); break;         \
+    case 4: call(4, P); break;   case 5: call(5, P); break;   case 6: call(6, P); break;         \
+    case 7: call(7, P); break;   case 8: call(8, P); break;   case 9: call(9, P); break;         \
+    case 10: call(10, P); break; case 11: call(11, P); break; case 12: call(12, P); break;       \
+    case 13: call(13, P); break; case 14: call(14, P); break; case 15: call(15, P); break;       \
+    case 16: call(16, P); break; default: call(n, P); break;                                     \
+    }
+#define BSI_PIVOT_SWITCH(pivot, n, call)                                                         \
+    switch (pivot) {                                                                             \
+    case BSOLVE_PIVOT_NONE: BSI_SMALL_N_SWITCH(n, call, BSOLVE_PIVOT_NONE) break;                \
+    case BSOLVE_PIVOT_PARTIAL: BSI_SMALL_N_SWITCH(n, call, BSOLVE_PIVOT_PARTIAL) break;          \
+    default: BSI_SMALL_N_SWITCH(n, call, BSOLVE_PIVOT_FULL) break;                               \
     }
 
-static void FN(gesv_tile)(int n, bsolve_pivot pivot, real *T, real *rd, uint8_t *rp, uint8_t *cp, int32_t *pinfo,
-                          real *B, int nrhs)
+static vreal FN(gesv_tile)(int n, bsolve_pivot pivot, real *T, vreal *rd, uint8_t *rp, uint8_t *cp, real *B,
+                           int nrhs)
 {
-#define CALL(N)                                                 \
-    do {                                                        \
-        FN(factor)(N, pivot, T, rd, rp, cp, pinfo, B, nrhs, 0); \
-        FN(back_solve)(N, pivot, T, rd, cp, B, nrhs);           \
+    vreal zinfo;
+#define CALL(N, P)                                                \
+    do {                                                          \
+        zinfo = FN(factor)(N, P, T, rd, rp, cp, B, nrhs, 0);      \
+        FN(back_solve)(N, P, T, rd, cp, B, nrhs);                 \
     } while (0)
-    BSI_SMALL_N_SWITCH(n, CALL)
+    BSI_PIVOT_SWITCH(pivot, n, CALL)
 #undef CALL
+    return zinfo;
 }
 
-static void FN(getrf_tile)(int n, bsolve_pivot pivot, real *T, real *rd, uint8_t *rp, uint8_t *cp, int32_t *pinfo)
+static vreal FN(getrf_tile)(int n, bsolve_pivot pivot, real *T, vreal *rd, uint8_t *rp, uint8_t *cp)
 {
-#define CALL(N) FN(factor)(N, pivot, T, rd, rp, cp, pinfo, NULL, 0, 1)
-    BSI_SMALL_N_SWITCH(n, CALL)
+    vreal zinfo;
+#define CALL(N, P) zinfo = FN(factor)(N, P, T, rd, rp, cp, NULL, 0, 1)
+    BSI_PIVOT_SWITCH(pivot, n, CALL)
 #undef CALL
+    return zinfo;
 }
 
-static void FN(getrs_tile)(int n, bsolve_pivot pivot, const real *T, const real *rd, const uint8_t *rp,
+static void FN(getrs_tile)(int n, bsolve_pivot pivot, const real *T, const vreal *rd, const uint8_t *rp,
                            const uint8_t *cp, real *B, int nrhs)
 {
-#define CALL(N)                                               \
-    do {                                                      \
-        FN(forward_solve)(N, pivot, T, rp, B, nrhs);          \
-        FN(back_solve)(N, pivot, T, rd, cp, B, nrhs);         \
+#define CALL(N, P)                                          \
+    do {                                                    \
+        FN(forward_solve)(N, P, T, rp, B, nrhs);            \
+        FN(back_solve)(N, P, T, rd, cp, B, nrhs);           \
     } while (0)
-    BSI_SMALL_N_SWITCH(n, CALL)
+    BSI_PIVOT_SWITCH(pivot, n, CALL)
 #undef CALL
 }
 
-/* ---- batch drivers: tiles distributed over OpenMP threads ---------------- */
+/* ---- batch drivers: chunks of tiles distributed over OpenMP threads ------ */
 
-/* Bytes of one tile region rounded to a cache line, so per-thread slices of
- * the workspace never share a line. */
-static size_t FN(tile_bytes)(size_t elems) { return (elems * sizeof(real) + 63) / 64 * 64; }
+/* Bytes of a workspace region rounded to a cache line, so that regions and
+ * per-thread slices never share a line. */
+static size_t FN(region)(size_t elems) { return (elems * sizeof(real) + 63) / 64 * 64; }
+
+/* Chunk bookkeeping shared by the drivers. */
+typedef struct {
+    int S;           /* systems per chunk (multiple of W) */
+    int64_t nchunks;
+    int nth;         /* threads */
+} FN(chunking);
+
+static FN(chunking) FN(plan)(const bsolve_ctx *ctx, int n, int64_t batch)
+{
+    FN(chunking) c;
+    c.S = bsi_chunk_systems(n, n, BSI_W, sizeof(real));
+    c.nchunks = (batch + c.S - 1) / c.S;
+    c.nth = bsi_cpu_threads(ctx, c.nchunks);
+    return c;
+}
 
 static bsolve_status FN(gesv)(bsolve_ctx *ctx, bsolve_pivot pivot, int n, int nrhs, int64_t batch, const real *A,
                               bsolve_layout la, real *B, bsolve_layout lb, int32_t *info)
 {
-    const int64_t ntiles = (batch + BSI_W - 1) / BSI_W;
-    const size_t sa = FN(tile_bytes)((size_t)n * n * BSI_W), sb = FN(tile_bytes)((size_t)n * nrhs * BSI_W),
-                 sr = FN(tile_bytes)((size_t)n * BSI_W), sp = ((size_t)2 * n * BSI_W + 63) / 64 * 64;
+    const FN(chunking) pl = FN(plan)(ctx, n, batch);
+    const int64_t tsa = (int64_t)n * n * BSI_W, tsb = (int64_t)n * nrhs * BSI_W;
+    const size_t sa = FN(region)((size_t)pl.S * n * n), sb = FN(region)((size_t)pl.S * n * nrhs),
+                 sr = FN(region)((size_t)n * BSI_W), sp = ((size_t)2 * n * BSI_W + 63) / 64 * 64;
     const size_t per = sa + sb + sr + sp;
-    const int nth = bsi_cpu_threads(ctx, ntiles);
-    char *ws = bsi_workspace(ctx, per * nth);
-    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gesv: out of memory for a %zu-byte workspace", per * nth);
-#pragma omp parallel num_threads(nth)
+    char *ws = bsi_workspace(ctx, per * pl.nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gesv: out of memory for a %zu-byte workspace", per * pl.nth);
+#pragma omp parallel num_threads(pl.nth)
     {
         char *my = ws + per * omp_get_thread_num();
-        real *T = (real *)my, *X = (real *)(my + sa), *rd = (real *)(my + sa + sb);
+        real *TA = (real *)my, *TB = (real *)(my + sa);
+        vreal *rd = (vreal *)(my + sa + sb);
         uint8_t *rp = (uint8_t *)(my + sa + sb + sr), *cp = rp + (size_t)n * BSI_W;
-        int32_t nfa[BSI_W], nfb[BSI_W], pinfo[BSI_W], linfo[BSI_W];
+        int32_t nfa[BSI_CHUNK_MAX], nfb[BSI_CHUNK_MAX], linfo[BSI_W];
 #pragma omp for schedule(static)
-        for (int64_t t = 0; t < ntiles; t++) {
-            const int64_t k0 = t * BSI_W;
-            const int nl = batch - k0 < BSI_W ? (int)(batch - k0) : BSI_W;
-            FN(bsi_pack)(T, A, la, n, n, k0, nl, 1, nfa);
-            FN(bsi_pack)(X, B, lb, n, nrhs, k0, nl, 0, nfb);
-            FN(gesv_tile)(n, pivot, T, rd, rp, cp, pinfo, X, nrhs);
-            for (int l = 0; l < BSI_W; l++) nfa[l] |= nfb[l];
-            FN(verdict)(n, nrhs, nfa, pinfo, X, linfo);
-            FN(bsi_unpack)(X, B, lb, n, nrhs, k0, nl);
-            for (int l = 0; l < nl; l++) info[k0 + l] = linfo[l];
+        for (int64_t ch = 0; ch < pl.nchunks; ch++) {
+            const int64_t k0 = ch * pl.S;
+            const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S;
+            FN(bsi_pack)(TA, tsa, A, la, n, n, k0, cnt, 1, nfa);
+            FN(bsi_pack)(TB, tsb, B, lb, n, nrhs, k0, cnt, 0, nfb);
+            for (int t = 0; t * BSI_W < cnt; t++) {
+                real *X = TB + t * tsb;
+                int32_t nf[BSI_W];
+                const vreal zinfo = FN(gesv_tile)(n, pivot, TA + t * tsa, rd, rp, cp, X, nrhs);
+                for (int l = 0; l < BSI_W; l++) {
+                    int s = t * BSI_W + l;
+                    nf[l] = s < cnt ? nfa[s] | nfb[s] : 0;
+                }
+                FN(verdict)(n, nrhs, nf, zinfo, X, linfo);
+                for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) info[k0 + t * BSI_W + l] = linfo[l];
+            }
+            FN(bsi_unpack)(TB, tsb, B, lb, n, nrhs, k0, cnt);
         }
     }
     return BSOLVE_SUCCESS;
@@ -229,7 +268,7 @@ static bsolve_status FN(gesv)(bsolve_ctx *ctx, bsolve_pivot pivot, int n, int nr
 
 /* Storage of a factorization: per tile, the factor tile and its reciprocal
  * pivots (FT reals), and n*W row and column pivots (uint8_t, n <= 128). */
-#define FT(n) ((size_t)(n) * (n) * BSI_W + (size_t)(n) * BSI_W)
+#define FT(n) ((int64_t)(n) * (n) * BSI_W + (int64_t)(n) * BSI_W)
 
 static bsolve_status FN(lu_alloc)(bsolve_ctx *ctx, bsolve_lu *lu)
 {
@@ -251,23 +290,30 @@ static bsolve_status FN(lu_alloc)(bsolve_ctx *ctx, bsolve_lu *lu)
 static bsolve_status FN(getrf)(bsolve_ctx *ctx, const real *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
 {
     const int n = (int)lu->n;
-    const int64_t batch = lu->batch, ntiles = (batch + BSI_W - 1) / BSI_W;
-    const int nth = bsi_cpu_threads(ctx, ntiles);
+    const int64_t batch = lu->batch;
+    const FN(chunking) pl = FN(plan)(ctx, n, batch);
     real *F = lu->factors;
     uint8_t *RP = lu->rowpiv, *CP = lu->colpiv;
-#pragma omp parallel for num_threads(nth) schedule(static)
-    for (int64_t t = 0; t < ntiles; t++) {
-        const int64_t k0 = t * BSI_W;
-        const int nl = batch - k0 < BSI_W ? (int)(batch - k0) : BSI_W;
-        real *T = F + FT(n) * t, *rd = T + (size_t)n * n * BSI_W;
-        uint8_t *rp = RP + (size_t)n * BSI_W * t, *cp = CP + (size_t)n * BSI_W * t;
-        int32_t nf[BSI_W], pinfo[BSI_W];
-        FN(bsi_pack)(T, A, la, n, n, k0, nl, 1, nf);
-        FN(getrf_tile)(n, lu->pivot, T, rd, rp, cp, pinfo);
-        for (int l = 0; l < nl; l++) {
-            int32_t v = nf[l] ? BSOLVE_INFO_NONFINITE : pinfo[l];
-            lu->info[k0 + l] = v;
-            info[k0 + l] = v;
+#pragma omp parallel num_threads(pl.nth)
+    {
+        int32_t nf[BSI_CHUNK_MAX];
+#pragma omp for schedule(static)
+        for (int64_t ch = 0; ch < pl.nchunks; ch++) {
+            const int64_t k0 = ch * pl.S, t0 = k0 / BSI_W;
+            const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S;
+            /* Packed straight into the factorization's own tiles. */
+            FN(bsi_pack)(F + FT(n) * t0, FT(n), A, la, n, n, k0, cnt, 1, nf);
+            for (int t = 0; t * BSI_W < cnt; t++) {
+                real *T = F + FT(n) * (t0 + t);
+                const vreal zinfo = FN(getrf_tile)(n, lu->pivot, T, (vreal *)(T + (int64_t)n * n * BSI_W),
+                                                   RP + (int64_t)n * BSI_W * (t0 + t), CP + (int64_t)n * BSI_W * (t0 + t));
+                for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) {
+                    int s = t * BSI_W + l;
+                    int32_t v = nf[s] ? BSOLVE_INFO_NONFINITE : (int32_t)zinfo[l];
+                    lu->info[k0 + s] = v;
+                    info[k0 + s] = v;
+                }
+            }
         }
     }
     return BSOLVE_SUCCESS;
@@ -277,29 +323,38 @@ static bsolve_status FN(getrs)(bsolve_ctx *ctx, const bsolve_lu *lu, int nrhs, r
                                int32_t *info)
 {
     const int n = (int)lu->n;
-    const int64_t batch = lu->batch, ntiles = (batch + BSI_W - 1) / BSI_W;
-    const size_t per = FN(tile_bytes)((size_t)n * nrhs * BSI_W);
-    const int nth = bsi_cpu_threads(ctx, ntiles);
-    char *ws = bsi_workspace(ctx, per * nth);
-    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_getrs: out of memory for a %zu-byte workspace", per * nth);
+    const int64_t batch = lu->batch, tsb = (int64_t)n * nrhs * BSI_W;
+    const FN(chunking) pl = FN(plan)(ctx, n, batch);
+    const size_t per = FN(region)((size_t)pl.S * n * nrhs);
+    char *ws = bsi_workspace(ctx, per * pl.nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_getrs: out of memory for a %zu-byte workspace", per * pl.nth);
     const real *F = lu->factors;
     const uint8_t *RP = lu->rowpiv, *CP = lu->colpiv;
-#pragma omp parallel num_threads(nth)
+#pragma omp parallel num_threads(pl.nth)
     {
-        real *X = (real *)(ws + per * omp_get_thread_num());
-        int32_t nf[BSI_W], finfo[BSI_W], linfo[BSI_W];
+        real *TB = (real *)(ws + per * omp_get_thread_num());
+        int32_t nfb[BSI_CHUNK_MAX], nf[BSI_W], linfo[BSI_W];
 #pragma omp for schedule(static)
-        for (int64_t t = 0; t < ntiles; t++) {
-            const int64_t k0 = t * BSI_W;
-            const int nl = batch - k0 < BSI_W ? (int)(batch - k0) : BSI_W;
-            const real *T = F + FT(n) * t, *rd = T + (size_t)n * n * BSI_W;
-            FN(bsi_pack)(X, B, lb, n, nrhs, k0, nl, 0, nf);
-            FN(getrs_tile)(n, lu->pivot, T, rd, RP + (size_t)n * BSI_W * t, CP + (size_t)n * BSI_W * t, X, nrhs);
-            for (int l = 0; l < BSI_W; l++) finfo[l] = l < nl ? lu->info[k0 + l] : 0;
-            FN(verdict)(n, nrhs, nf, finfo, X, linfo);
-            FN(bsi_unpack)(X, B, lb, n, nrhs, k0, nl);
-            if (info)
-                for (int l = 0; l < nl; l++) info[k0 + l] = linfo[l];
+        for (int64_t ch = 0; ch < pl.nchunks; ch++) {
+            const int64_t k0 = ch * pl.S, t0 = k0 / BSI_W;
+            const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S;
+            FN(bsi_pack)(TB, tsb, B, lb, n, nrhs, k0, cnt, 0, nfb);
+            for (int t = 0; t * BSI_W < cnt; t++) {
+                const real *T = F + FT(n) * (t0 + t);
+                real *X = TB + t * tsb;
+                FN(getrs_tile)(n, lu->pivot, T, (const vreal *)(T + (int64_t)n * n * BSI_W), RP + (int64_t)n * BSI_W * (t0 + t),
+                               CP + (int64_t)n * BSI_W * (t0 + t), X, nrhs);
+                vreal finfo;
+                for (int l = 0; l < BSI_W; l++) {
+                    int s = t * BSI_W + l;
+                    nf[l] = s < cnt ? nfb[s] : 0;
+                    finfo[l] = s < cnt ? lu->info[k0 + s] : 0;
+                }
+                FN(verdict)(n, nrhs, nf, finfo, X, linfo);
+                if (info)
+                    for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) info[k0 + t * BSI_W + l] = linfo[l];
+            }
+            FN(bsi_unpack)(TB, tsb, B, lb, n, nrhs, k0, cnt);
         }
     }
     return BSOLVE_SUCCESS;
@@ -317,14 +372,14 @@ static bsolve_status FN(lu_export)(bsolve_ctx *ctx, const bsolve_lu *lu, real *L
     for (int64_t t = 0; t < ntiles; t++) {
         const int64_t k0 = t * BSI_W;
         const int nl = batch - k0 < BSI_W ? (int)(batch - k0) : BSI_W;
-        if (LU) FN(bsi_unpack)(F + FT(n) * t, LU, l, n, n, k0, nl);
+        if (LU) FN(bsi_unpack)(F + FT(n) * t, FT(n), LU, l, n, n, k0, nl);
         for (int ln = 0; ln < nl; ln++)
             for (int i = 0; i < n; i++) {
                 int64_t o = (k0 + ln) * n + i;
                 if (ipiv)
-                    ipiv[o] = lu->pivot == BSOLVE_PIVOT_NONE ? i + 1 : RP[(size_t)n * BSI_W * t + i * BSI_W + ln] + 1;
+                    ipiv[o] = lu->pivot == BSOLVE_PIVOT_NONE ? i + 1 : RP[(int64_t)n * BSI_W * t + i * BSI_W + ln] + 1;
                 if (jpiv)
-                    jpiv[o] = lu->pivot == BSOLVE_PIVOT_FULL ? CP[(size_t)n * BSI_W * t + i * BSI_W + ln] + 1 : i + 1;
+                    jpiv[o] = lu->pivot == BSOLVE_PIVOT_FULL ? CP[(int64_t)n * BSI_W * t + i * BSI_W + ln] + 1 : i + 1;
             }
     }
     return BSOLVE_SUCCESS;

@@ -6,3 +6,5 @@
 #undef BSI_SFX
 #undef BSI_W
 #undef real
+#undef vreal
+#undef vmask

@@ -10,3 +10,5 @@
 #define BSI_CAT2(a, b) BSI_CAT2_(a, b)
 #define FN(name) BSI_CAT2(name, BSI_SFX)
 #define real BSI_REAL
+#define vreal FN(bsi_v) /* a vector of BSI_W reals (simd.h) */
+#define vmask FN(bsi_m) /* the matching mask vector */
