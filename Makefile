@@ -12,7 +12,7 @@ BUILD   ?= build
 CC      ?= gcc
 ARCH    ?= -march=native
 CFLAGS  ?= -O3 $(ARCH)
-CFLAGS  += -std=c11 -fopenmp -fPIC -fvisibility=hidden -Wall -Wextra -Iinclude -Isrc
+override CFLAGS += -std=c11 -ffp-contract=fast -fopenmp -fPIC -fvisibility=hidden -Wall -Wextra -Iinclude -Isrc
 LDLIBS  += -lm
 
 # CUDA: built whenever nvcc is found (CI compiles every kernel); otherwise a stub
@@ -21,7 +21,7 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 NVFLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
            -Xptxas -warn-spills
-NVFLAGS += -Iinclude -Isrc -Xcompiler -fPIC,-fvisibility=hidden,-Wall
+override NVFLAGS += -Iinclude -Isrc -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-fopenmp
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 
 SRC_C   := $(wildcard src/*.c)

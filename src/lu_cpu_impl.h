@@ -11,7 +11,7 @@
  * of dividing; row and column pivots as one byte per step and lane.
  */
 
-#define IX(i, j) (((i) + (j) * n) * BSI_W)
+#define IX(i, j) (((ptrdiff_t)(i) + (ptrdiff_t)(j) * n) * BSI_W)
 #define V(M, i, j) (*(vreal *)((M) + IX(i, j)))
 
 static inline vreal FN(splat)(real x) { return FN(bsi_set1)(x); }
@@ -28,6 +28,14 @@ static inline __attribute__((always_inline)) void FN(swap)(real *base, vreal p, 
         FN(bsi_scatter)(P, p, pstride, o); /* lanes with p == k then get u, which equals o */
         *(vreal *)(P + (int64_t)k * pstride) = u;
     }
+}
+
+/* Entry (p_l, j) of M in each lane l, selected with the row masks m. */
+static inline __attribute__((always_inline)) vreal FN(pick)(const real *M, const vmask *m, int k, int n, int j)
+{
+    vmask acc = m[k] & *(const vmask *)(M + IX(k, j));
+    for (int i = k + 1; i < n; i++) acc |= m[i] & *(const vmask *)(M + IX(i, j));
+    return (vreal)acc;
 }
 
 static inline vreal FN(load_piv)(const uint8_t *p)
@@ -73,8 +81,17 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
             for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
             if (keep_l && k > 0) FN(swap)(T, pi, k, BSI_W, k, n * BSI_W);
         }
+        /* Row masks m[i] = (pi == i).  For small n the pivot row is then
+         * picked out of the column with and/or (the column is in registers
+         * anyway for the update); for larger n one gather per column is
+         * cheaper than n - k selects. */
+        vmask m[BSOLVE_MAX_N];
+        const int by_mask = n <= 4 && pivot != BSOLVE_PIVOT_NONE;
+        for (int i = k; i < n; i++) m[i] = pi == FN(splat)(i);
+#define PIVOT_ROW(M, jj)                                                                  \
+    (pivot == BSOLVE_PIVOT_NONE ? V(M, k, jj) : by_mask ? FN(pick)(M, m, k, n, jj) : FN(bsi_gather)((M) + IX(0, jj), pi, BSI_W))
         /* Column k: pivot, reciprocal, multipliers. */
-        vreal u = pivot == BSOLVE_PIVOT_NONE ? V(T, k, k) : FN(bsi_gather)(T + IX(0, k), pi, BSI_W);
+        vreal u = PIVOT_ROW(T, k);
         vmask z = u == 0;
         zinfo = FN(bsi_sel)(z & (zinfo == FN(splat)(0)), FN(splat)(k + 1), zinfo);
         /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
@@ -85,23 +102,23 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
         V(T, k, k) = u;
         for (int i = k + 1; i < n; i++) {
             vreal t = V(T, i, k);
-            if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(pi == FN(splat)(i), o, t);
+            if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(m[i], o, t);
             V(T, i, k) = t * r;
         }
         /* Trailing columns of A, then of B. */
         for (int j = k + 1; j < n + (B ? nrhs : 0); j++) {
             real *M = j < n ? T : B;
             const int jj = j < n ? j : j - n;
+            u = PIVOT_ROW(M, jj);
             if (pivot != BSOLVE_PIVOT_NONE) {
-                u = FN(bsi_gather)(M + IX(0, jj), pi, BSI_W);
                 o = V(M, k, jj);
                 V(M, k, jj) = u;
-                for (int i = k + 1; i < n; i++) V(M, i, jj) = FN(bsi_sel)(pi == FN(splat)(i), o, V(M, i, jj)) - V(T, i, k) * u;
+                for (int i = k + 1; i < n; i++) V(M, i, jj) = FN(bsi_sel)(m[i], o, V(M, i, jj)) - V(T, i, k) * u;
             } else {
-                u = V(M, k, jj);
                 for (int i = k + 1; i < n; i++) V(M, i, jj) -= V(T, i, k) * u;
             }
         }
+#undef PIVOT_ROW
     }
     return zinfo;
 }
