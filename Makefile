@@ -7,6 +7,9 @@
 #   make install PREFIX=/usr/local
 # Missing Debian packages are installed when run as root (scripts/ensure-deps.sh).
 
+# Build in parallel by default; tests and benchmarks still run one at a time.
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
@@ -78,6 +81,9 @@ $(BUILD)/test/%: test/%.c $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) |
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itest/common $< $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
+# GPU tests call the CUDA runtime (cudaMalloc) themselves.
+$(GPU_TESTS): override CFLAGS += $(if $(CUDA_HOME),-I$(CUDA_HOME)/include)
+
 $(BUILD)/perf/%: perf/%.c $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
@@ -95,8 +101,10 @@ samples: $(SAMPLES)
 test: $(TESTS)
 	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-gpu-test: $(GPU_TESTS)
-	@fail=0; for t in $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+# GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend.
+gpu-test: $(GPU_TESTS) $(TESTS)
+	@fail=0; for t in $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; \
+	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 
 bench: $(BENCHES) $(CU_BENCHES)
 	@for b in $(BENCHES) $(CU_BENCHES); do echo "== $$b"; $$b || exit 1; done

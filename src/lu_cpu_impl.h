@@ -30,14 +30,6 @@ static inline __attribute__((always_inline)) void FN(swap)(real *base, vreal p, 
     }
 }
 
-/* Entry (p_l, j) of M in each lane l, selected with the row masks m. */
-static inline __attribute__((always_inline)) vreal FN(pick)(const real *M, const vmask *m, int k, int n, int j)
-{
-    vmask acc = m[k] & *(const vmask *)(M + IX(k, j));
-    for (int i = k + 1; i < n; i++) acc |= m[i] & *(const vmask *)(M + IX(i, j));
-    return (vreal)acc;
-}
-
 static inline vreal FN(load_piv)(const uint8_t *p)
 {
     vreal v;
@@ -45,80 +37,97 @@ static inline vreal FN(load_piv)(const uint8_t *p)
     return v;
 }
 
+/* Applies elimination step k (pivot rows pk, multipliers in column k of T)
+ * to one column `col` (n vectors) of the matrix or of B: the pivot row is
+ * gathered, and the interchange is fused into the update -- row i takes
+ * (i == pk ? old row k : row i) minus l_ik u, one select beside the FMA,
+ * instead of a separate swap pass with per-lane addresses. */
+static inline __attribute__((always_inline)) void FN(apply_step)(const int n, const bsolve_pivot pivot,
+                                                                 const real *restrict T, int k, vreal pk,
+                                                                 real *restrict col)
+{
+#define C(i) (*(vreal *)(col + (ptrdiff_t)(i) * BSI_W))
+    if (pivot != BSOLVE_PIVOT_NONE) {
+        const vreal u = FN(bsi_gather)(col, pk, BSI_W), o = C(k);
+        C(k) = u;
+        for (int i = k + 1; i < n; i++) C(i) = FN(bsi_sel)(pk == FN(splat)(i), o, C(i)) - V(T, i, k) * u;
+    } else {
+        const vreal u = C(k);
+        for (int i = k + 1; i < n; i++) C(i) -= V(T, i, k) * u;
+    }
+#undef C
+}
+
+/* Columns per panel of the blocked factorization.  Each trailing column is
+ * brought through BSI_NB elimination steps while it sits in L1, instead of
+ * the whole trailing matrix streaming through the cache at every step:
+ * this matters once a tile outgrows L1/L2 (n >= 24 in double). */
+#define BSI_NB 8
+
 /* Factors the tile T in place: P A Q = L U.  With B (nrhs columns), applies
  * the row interchanges and the elimination to B as it goes (fused gesv);
  * keep_l also swaps the finished columns of L so that L is exported in
  * LAPACK form (getrf).  rp/cp receive the pivot row/column of each step and
  * lane, and the result is the first zero-pivot step (1-based) or 0 per lane.
  *
- * The row interchange is fused into the elimination: the pivot row u is
- * gathered column by column, then every row i > k is updated from
- * (i == p ? old row k : row i), one select beside the FMA, instead of a
- * separate swap pass with per-lane addresses. */
+ * Blocked left-looking within a panel, right-looking between panels:
+ * column k of a panel first receives the panel's earlier steps, then gives
+ * its pivot; the columns right of the panel then receive all of its steps.
+ * Full pivoting searches the whole trailing matrix at each step, which must
+ * therefore be up to date: it runs with panels of one column. */
 static inline __attribute__((always_inline)) vreal
 FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restrict rd, uint8_t *restrict rp,
            uint8_t *restrict cp, real *restrict B, const int nrhs, const int keep_l)
 {
     vreal zinfo = FN(splat)(0);
-    for (int k = 0; k < n; k++) {
-        vreal pi = FN(splat)(k);
-        if (pivot != BSOLVE_PIVOT_NONE) {
-            vreal best = FN(splat)(-1), pj = pi; /* -1: a zero column still picks row k */
-            /* Strict '>' keeps the first maximum in column-major scan order,
-             * as LAPACK's idamax does within a column. */
-            for (int j = k; j < (pivot == BSOLVE_PIVOT_FULL ? n : k + 1); j++)
-                for (int i = k; i < n; i++) {
-                    vreal v = FN(bsi_abs)(V(T, i, j));
-                    vmask m = v > best;
-                    best = FN(bsi_sel)(m, v, best);
-                    pi = FN(bsi_sel)(m, FN(splat)(i), pi);
-                    if (pivot == BSOLVE_PIVOT_FULL) pj = FN(bsi_sel)(m, FN(splat)(j), pj);
-                }
-            if (pivot == BSOLVE_PIVOT_FULL) {
-                for (int l = 0; l < BSI_W; l++) cp[k * BSI_W + l] = (uint8_t)pj[l];
-                FN(swap)(T, pj, k, n * BSI_W, n, BSI_W);
-            }
-            for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
-            if (keep_l && k > 0) FN(swap)(T, pi, k, BSI_W, k, n * BSI_W);
-        }
-        /* Row masks m[i] = (pi == i).  For small n the pivot row is then
-         * picked out of the column with and/or (the column is in registers
-         * anyway for the update); for larger n one gather per column is
-         * cheaper than n - k selects. */
-        vmask m[BSOLVE_MAX_N];
-        const int by_mask = n <= 4 && pivot != BSOLVE_PIVOT_NONE;
-        for (int i = k; i < n; i++) m[i] = pi == FN(splat)(i);
-#define PIVOT_ROW(M, jj)                                                                  \
-    (pivot == BSOLVE_PIVOT_NONE ? V(M, k, jj) : by_mask ? FN(pick)(M, m, k, n, jj) : FN(bsi_gather)((M) + IX(0, jj), pi, BSI_W))
-        /* Column k: pivot, reciprocal, multipliers. */
-        vreal u = PIVOT_ROW(T, k);
-        vmask z = u == 0;
-        zinfo = FN(bsi_sel)(z & (zinfo == FN(splat)(0)), FN(splat)(k + 1), zinfo);
-        /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
-         * scaling; the system is reported and its solution NaN-filled. */
-        const vreal r = 1 / FN(bsi_sel)(z, FN(splat)(1), u);
-        rd[k] = r;
-        vreal o = V(T, k, k);
-        V(T, k, k) = u;
-        for (int i = k + 1; i < n; i++) {
-            vreal t = V(T, i, k);
-            if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(m[i], o, t);
-            V(T, i, k) = t * r;
-        }
-        /* Trailing columns of A, then of B. */
-        for (int j = k + 1; j < n + (B ? nrhs : 0); j++) {
-            real *M = j < n ? T : B;
-            const int jj = j < n ? j : j - n;
-            u = PIVOT_ROW(M, jj);
+    vreal piv[BSOLVE_MAX_N];
+    const int nb = (pivot == BSOLVE_PIVOT_FULL || n <= 16) ? 1 : BSI_NB;
+    for (int k0 = 0; k0 < n; k0 += nb) {
+        const int kend = k0 + nb < n ? k0 + nb : n;
+        for (int k = k0; k < kend; k++) {
+            for (int kk = k0; kk < k; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], T + IX(0, k));
+            vreal pi = FN(splat)(k);
             if (pivot != BSOLVE_PIVOT_NONE) {
-                o = V(M, k, jj);
-                V(M, k, jj) = u;
-                for (int i = k + 1; i < n; i++) V(M, i, jj) = FN(bsi_sel)(m[i], o, V(M, i, jj)) - V(T, i, k) * u;
-            } else {
-                for (int i = k + 1; i < n; i++) V(M, i, jj) -= V(T, i, k) * u;
+                vreal best = FN(splat)(-1), pj = pi; /* -1: a zero column still picks row k */
+                /* Strict '>' keeps the first maximum in column-major scan
+                 * order, as LAPACK's idamax does within a column. */
+                for (int j = k; j < (pivot == BSOLVE_PIVOT_FULL ? n : k + 1); j++)
+                    for (int i = k; i < n; i++) {
+                        vreal v = FN(bsi_abs)(V(T, i, j));
+                        vmask m = v > best;
+                        best = FN(bsi_sel)(m, v, best);
+                        pi = FN(bsi_sel)(m, FN(splat)(i), pi);
+                        if (pivot == BSOLVE_PIVOT_FULL) pj = FN(bsi_sel)(m, FN(splat)(j), pj);
+                    }
+                if (pivot == BSOLVE_PIVOT_FULL) {
+                    for (int l = 0; l < BSI_W; l++) cp[k * BSI_W + l] = (uint8_t)pj[l];
+                    FN(swap)(T, pj, k, n * BSI_W, n, BSI_W);
+                }
+                for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
+                if (keep_l && k > 0) FN(swap)(T, pi, k, BSI_W, k, n * BSI_W);
+            }
+            piv[k] = pi;
+            /* Column k: pivot, reciprocal, multipliers. */
+            const vreal u = pivot == BSOLVE_PIVOT_NONE ? V(T, k, k) : FN(bsi_gather)(T + IX(0, k), pi, BSI_W);
+            const vmask z = u == 0;
+            zinfo = FN(bsi_sel)(z & (zinfo == FN(splat)(0)), FN(splat)(k + 1), zinfo);
+            /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
+             * scaling; the system is reported and its solution NaN-filled. */
+            const vreal r = 1 / FN(bsi_sel)(z, FN(splat)(1), u);
+            rd[k] = r;
+            const vreal o = V(T, k, k);
+            V(T, k, k) = u;
+            for (int i = k + 1; i < n; i++) {
+                vreal t = V(T, i, k);
+                if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(pi == FN(splat)(i), o, t);
+                V(T, i, k) = t * r;
             }
         }
-#undef PIVOT_ROW
+        /* Columns right of the panel, then the right-hand sides. */
+        for (int j = kend; j < n + (B ? nrhs : 0); j++) {
+            real *col = j < n ? T + IX(0, j) : B + IX(0, j - n);
+            for (int kk = k0; kk < kend; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], col);
+        }
     }
     return zinfo;
 }
