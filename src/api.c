@@ -88,6 +88,10 @@ static bsolve_status check_lu(bsolve_ctx *ctx, const char *fn, const bsolve_lu *
                               bsolve_precision prec, int must_be_factored)
 {
     if (!lu) return bsi_fail(ctx, BSOLVE_ENULL, "%s: lu is NULL", fn);
+    /* The factors live in memory the creating context manages (device
+     * allocations, streams): another context must not touch them. */
+    if (lu->owner != ctx)
+        return bsi_fail(ctx, BSOLVE_EMISMATCH, "%s: lu was created with another context", fn);
     if (lu->backend != ctx->backend)
         return bsi_fail(ctx, BSOLVE_EMISMATCH, "%s: lu was made on the %s backend, the context is %s", fn,
                         bsolve_backend_name(lu->backend), bsolve_backend_name(ctx->backend));

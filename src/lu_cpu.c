@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #define BSI_REAL double

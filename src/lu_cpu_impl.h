@@ -104,7 +104,10 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
                     FN(swap)(T, pj, k, n * BSI_W, n, BSI_W);
                 }
                 for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
-                if (keep_l && k > 0) FN(swap)(T, pi, k, BSI_W, k, n * BSI_W);
+                /* Columns of earlier panels take the interchange now; the
+                 * panel's own columns wait until its steps are applied to
+                 * the trailing matrix, which still reads them unswapped. */
+                if (keep_l && k0 > 0) FN(swap)(T, pi, k, BSI_W, k0, n * BSI_W);
             }
             piv[k] = pi;
             /* Column k: pivot, reciprocal, multipliers. */
@@ -115,12 +118,18 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
              * scaling; the system is reported and its solution NaN-filled. */
             const vreal r = 1 / FN(bsi_sel)(z, FN(splat)(1), u);
             rd[k] = r;
+            /* A pivot below 1/REAL_MAX has an infinite reciprocal: such
+             * lanes divide, as LAPACK's dgetf2 does below sfmin.  Rare, so
+             * tested once per column and the common path stays a multiply. */
+            const vmask tiny = (FN(bsi_abs)(r) == FN(splat)(INFINITY));
+            int any_tiny = 0;
+            for (int l = 0; l < BSI_W; l++) any_tiny |= tiny[l] != 0;
             const vreal o = V(T, k, k);
             V(T, k, k) = u;
             for (int i = k + 1; i < n; i++) {
                 vreal t = V(T, i, k);
                 if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(pi == FN(splat)(i), o, t);
-                V(T, i, k) = t * r;
+                V(T, i, k) = any_tiny ? FN(bsi_sel)(tiny, t / u, t * r) : t * r;
             }
         }
         /* Columns right of the panel, then the right-hand sides. */
@@ -128,6 +137,8 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
             real *col = j < n ? T + IX(0, j) : B + IX(0, j - n);
             for (int kk = k0; kk < kend; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], col);
         }
+        if (keep_l && pivot != BSOLVE_PIVOT_NONE)
+            for (int k = k0 + 1; k < kend; k++) FN(swap)(T + IX(0, k0), piv[k], k, BSI_W, k - k0, n * BSI_W);
     }
     return zinfo;
 }
@@ -137,11 +148,18 @@ static inline __attribute__((always_inline)) void
 FN(back_solve)(const int n, const bsolve_pivot pivot, const real *restrict T, const vreal *restrict rd,
                const uint8_t *restrict cp, real *restrict B, const int nrhs)
 {
+    /* An infinite reciprocal marks a pivot below 1/REAL_MAX (see factor):
+     * tiles holding one divide by the diagonal instead. */
+    int any_tiny = 0;
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < BSI_W; l++) any_tiny |= FN(bsi_abs)(rd[i])[l] == INFINITY;
     for (int c = 0; c < nrhs; c++)
         for (int i = n - 1; i >= 0; i--) {
             vreal acc = V(B, i, c);
             for (int j = i + 1; j < n; j++) acc -= V(T, i, j) * V(B, j, c);
-            V(B, i, c) = acc * rd[i];
+            V(B, i, c) = any_tiny ? FN(bsi_sel)(FN(bsi_abs)(rd[i]) == FN(splat)(INFINITY), acc / V(T, i, i),
+                                                acc * rd[i])
+                                  : acc * rd[i];
         }
     if (pivot == BSOLVE_PIVOT_FULL)
         for (int k = n - 1; k >= 0; k--) FN(swap)(B, FN(load_piv)(cp + k * BSI_W), k, BSI_W, nrhs, n * BSI_W);
@@ -298,8 +316,11 @@ static bsolve_status FN(gesv)(bsolve_ctx *ctx, bsolve_pivot pivot, int n, int nr
 
 static bsolve_status FN(lu_alloc)(bsolve_ctx *ctx, bsolve_lu *lu)
 {
-    const int64_t ntiles = (lu->batch + BSI_W - 1) / BSI_W;
+    const int64_t ntiles = lu->batch / BSI_W + (lu->batch % BSI_W != 0); /* no overflow near INT64_MAX */
     const size_t nt = ntiles > 0 ? (size_t)ntiles : 1;
+    if (nt > (SIZE_MAX - 64) / ((size_t)FT(lu->n) * sizeof(real)))
+        return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_lu_create: %lld systems of order %lld exceed the address space",
+                        (long long)lu->batch, (long long)lu->n);
     lu->factors = aligned_alloc(64, (FT(lu->n) * sizeof(real) * nt + 63) / 64 * 64);
     lu->rowpiv = malloc((size_t)lu->n * BSI_W * nt);
     lu->colpiv = malloc((size_t)lu->n * BSI_W * nt);
