@@ -50,6 +50,8 @@ CU_BENCHES:= $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/b
 SAMPLES   := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 
 .PHONY: all lib test gpu-test bench run samples install clean deps
+# Keep intermediate objects (test/common) between runs.
+.SECONDARY:
 all: lib samples
 lib: $(LIB_A) $(LIB_SO)
 
@@ -82,7 +84,7 @@ $(BUILD)/test/%: test/%.c $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) |
 	$(CC) $(CFLAGS) -Itest/common $< $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
-$(GPU_TESTS): override CFLAGS += $(if $(CUDA_HOME),-I$(CUDA_HOME)/include)
+$(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)
 
 $(BUILD)/perf/%: perf/%.c $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -101,10 +103,11 @@ samples: $(SAMPLES)
 test: $(TESTS)
 	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-# GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend.
+# GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend
+# (CK_FORK=no: a CUDA context does not survive Check's fork).
 gpu-test: $(GPU_TESTS) $(TESTS)
 	@fail=0; for t in $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; \
-	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
+	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 
 bench: $(BENCHES) $(CU_BENCHES)
 	@for b in $(BENCHES) $(CU_BENCHES); do echo "== $$b"; $$b || exit 1; done
