@@ -1,0 +1,881 @@
+/*
+ * bench_cpu.c -- systems per second of batchsolve's CPU backend against
+ * LAPACKE (OpenBLAS), GSL and LAPACK's dgetc2/dgesc2, one system at a time.
+ *
+ *   build/perf/bench_cpu                 all sizes, both precisions (about 3 min on a quiet
+ *                                        2-core machine, at most ~6 min on a busy one)
+ *   build/perf/bench_cpu -n 8,16 -q      a quick look at two sizes
+ *   build/perf/bench_cpu -h              every option
+ *
+ * What is measured (printed again in the output):
+ *   - ?gesv, nrhs = 1, PARTIAL pivoting, for n in {2,4,...,128}, double and
+ *     float: ours with 1 and 2 threads on INTERLEAVED input and on COL_MAJOR
+ *     input; a loop of LAPACKE_?gesv (LAPACK_COL_MAJOR, OpenBLAS forced to one
+ *     thread); a loop of gsl_linalg_LU_decomp + gsl_linalg_LU_solve (double
+ *     only: GSL has no single-precision LU);
+ *   - FULL pivoting (double): ours, 1 thread, INTERLEAVED, against a loop of
+ *     dgetc2_ + dgesc2_ (LAPACKE has no wrapper for them).
+ *   Timed: only the solve.  Before every timed pass, and outside the timer,
+ *   every method gets a fresh copy of the right-hand sides (all overwrite B
+ *   with X) and LAPACK/GSL a fresh copy of the matrices (they overwrite A;
+ *   ours only reads A).  GSL gets row-major copies (gsl_matrix is row-major).
+ *   Batches hold about 64 MB of matrices (at least 1000 systems), bigger than
+ *   the last-level cache.  One measurement repeats passes until >= 0.2 s of
+ *   timed solve time; a rate is the median of 5 measurements.  The reference
+ *   loops may stop part-way through a pass (they are timed system by system,
+ *   the clock read every few systems); ours always solves the whole batch.
+ *   Inputs: seeded uniform [-1,1] entries (never zero), plus sqrt(n)+2 on
+ *   the diagonal so every system is well conditioned.
+ *   A measurement during which another program took the CPU (process CPU
+ *   time < 90% of wall time x threads) is redone after the machine goes
+ *   quiet (-w); rates still disturbed are marked '*', and target verdicts
+ *   resting on them '?'.
+ *   GSL is linked as the Makefile links it, with its own gslcblas (it comes
+ *   before OpenBLAS on the link line).
+ *
+ * Output: a table on stdout, the CSV build/perf/bench_cpu.csv (next to the
+ * executable; -o to change), and, for a full run, perf/lu_cpu.png drawn by
+ * perf/plot_cpu.gp through gnuplot (when gnuplot is installed).
+ * Exit status: 0, or 1 if a call of ours failed or disagreed with LAPACKE.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "batchsolve.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* OpenBLAS extensions (cblas.h declares them, but we do not need cblas.h). */
+extern void openblas_set_num_threads(int num_threads);
+extern char *openblas_get_corename(void);
+extern char *openblas_get_config(void);
+
+/* LAPACK's full-pivoting LU (Fortran symbols; LAPACKE has no wrapper). */
+extern void dgetc2_(const int *n, double *a, const int *lda, int *ipiv, int *jpiv, int *info);
+extern void dgesc2_(const int *n, const double *a, const int *lda, double *rhs, const int *ipiv,
+                    const int *jpiv, double *scale);
+
+/* ------------------------------------------------------------------------ */
+
+static const int all_sizes[] = {2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+#define NSIZES_MAX 64
+#define UTIL_MIN 0.9 /* CPU time / (wall time * threads) below which a measurement was disturbed */
+
+/* Methods, one column each. */
+enum {
+    M_IL1,   /* ours, interleaved, 1 thread */
+    M_CM1,   /* ours, col-major, 1 thread */
+    M_IL2,   /* ours, interleaved, 2 threads */
+    M_CM2,   /* ours, col-major, 2 threads */
+    M_LAPACKE,
+    M_GSL,
+    M_FULL1, /* ours, full pivoting, interleaved, 1 thread */
+    M_GETC2, /* dgetc2_ + dgesc2_ loop */
+    M_COUNT
+};
+static const char *method_csv[M_COUNT] = {
+    "ours_il_1t", "ours_cm_1t", "ours_il_2t", "ours_cm_2t",
+    "lapacke", "gsl", "ours_full_il_1t", "lapack_getc2"};
+
+typedef struct {
+    double min_time;  /* seconds of timed work per measurement */
+    int reps;         /* measurements; the median is reported */
+    double mbytes;    /* MB of matrices per batch */
+    int sizes[NSIZES_MAX];
+    int nsizes;
+    int do_d, do_s, do_full;
+    int two_threads;
+    double wait_budget; /* seconds the whole run may spend waiting for a quiet machine */
+    const char *csv;
+    const char *png;
+    int plot;
+} options;
+
+typedef struct {
+    int n;
+    char prec; /* 'd' or 's' */
+    int64_t batch;
+    double rate[M_COUNT]; /* systems per second; NAN = not measured */
+    double reldiff;       /* ours (every partial variant) vs LAPACKE */
+    double reldiff_full;  /* ours full vs dgetc2 */
+    double reldiff_gsl;   /* GSL vs LAPACKE (sanity of the reference) */
+    double util[M_COUNT]; /* worst CPU time / (wall time * threads) of a measurement */
+} result;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time of the whole process (all threads). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* splitmix64; uniform in [-1,1], never (nearly) zero. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double rng_unit(void)
+{
+    for (;;) {
+        double u = 2.0 * (double)(rng_next() >> 11) * 0x1.0p-53 - 1.0;
+        if (fabs(u) >= 1e-3) return u;
+    }
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = NULL;
+    if (bytes == 0) bytes = 64;
+    if (posix_memalign(&p, 64, (bytes + 63) / 64 * 64) != 0 || !p) {
+        fprintf(stderr, "bench_cpu: out of memory (%zu bytes)\n", bytes);
+        exit(2);
+    }
+    return p;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Cores busy over `secs` seconds (all processes), from /proc/stat; -1 if unknown. */
+static double busy_cores(double secs)
+{
+    unsigned long long v[2][10];
+    for (int t = 0; t < 2; t++) {
+        FILE *f = fopen("/proc/stat", "r");
+        if (!f) return -1;
+        memset(v[t], 0, sizeof v[t]);
+        int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[t][0], &v[t][1],
+                         &v[t][2], &v[t][3], &v[t][4], &v[t][5], &v[t][6], &v[t][7], &v[t][8], &v[t][9]);
+        fclose(f);
+        if (got < 5) return -1;
+        if (t == 0) {
+            struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+    }
+    unsigned long long tot = 0, idle = (v[1][3] - v[0][3]) + (v[1][4] - v[0][4]);
+    for (int i = 0; i < 8; i++) tot += v[1][i] - v[0][i];
+    if (tot == 0) return -1;
+    long hz = sysconf(_SC_CLK_TCK);
+    return (double)(tot - idle) / (double)hz / secs;
+}
+
+/* "12.34x", or "-" when a rate is missing. */
+static const char *fmt_ratio(char *buf, double q)
+{
+    if (isnan(q)) snprintf(buf, 16, "-");
+    else snprintf(buf, 16, "%.2fx", q);
+    return buf;
+}
+
+/* "12.3M" style. */
+static const char *fmt_rate(char *buf, double r)
+{
+    if (isnan(r)) snprintf(buf, 16, "n/a");
+    else if (r >= 1e9) snprintf(buf, 16, "%.3gG", r / 1e9);
+    else if (r >= 1e6) snprintf(buf, 16, "%.3gM", r / 1e6);
+    else if (r >= 1e3) snprintf(buf, 16, "%.3gk", r / 1e3);
+    else snprintf(buf, 16, "%.3g", r);
+    return buf;
+}
+
+/* ------------------------------------------------------------------------
+ * One size and precision: the data and the methods
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    int n;
+    char prec;
+    size_t es;     /* element size */
+    int64_t batch;
+    size_t nn;     /* n*n */
+    void *A_cm;    /* batch col-major n x n, read-only original */
+    void *A_il;    /* the same, interleaved (ld = batch) */
+    void *B_cm;    /* right-hand sides, col-major n x 1, original */
+    void *B_il;    /* the same, interleaved */
+    void *Aw;      /* scratch copy of A for LAPACK/GSL (they overwrite it) */
+    void *Bw;      /* right-hand sides overwritten with solutions */
+    double *Xw;    /* GSL's output vectors */
+    int32_t *info;
+    int ipiv[BSOLVE_MAX_N], jpiv[BSOLVE_MAX_N];
+    bsolve_ctx *ctx;
+    int failed;    /* a call of ours returned an error or nonzero info */
+    double util;   /* of the last measure_once */
+    gsl_permutation *perm;
+} bench;
+
+static void to_interleaved(const void *src, void *dst, size_t es, int64_t batch, size_t nn)
+{
+    const int64_t blk = 64;
+    for (int64_t k0 = 0; k0 < batch; k0 += blk) {
+        int64_t k1 = k0 + blk < batch ? k0 + blk : batch;
+        for (size_t e = 0; e < nn; e++) {
+            if (es == 8) {
+                const double *s = src; double *d = dst;
+                for (int64_t k = k0; k < k1; k++) d[(int64_t)e * batch + k] = s[k * (int64_t)nn + (int64_t)e];
+            } else {
+                const float *s = src; float *d = dst;
+                for (int64_t k = k0; k < k1; k++) d[(int64_t)e * batch + k] = s[k * (int64_t)nn + (int64_t)e];
+            }
+        }
+    }
+}
+
+/* Entry (i) of the solution of system k in the working B for a method. */
+static double sol(const bench *b, int interleaved, int64_t k, int i)
+{
+    int64_t idx = interleaved ? (int64_t)i * b->batch + k : k * b->n + i;
+    return b->es == 8 ? ((const double *)b->Bw)[idx] : (double)((const float *)b->Bw)[idx];
+}
+
+static void bench_setup(bench *b, int n, char prec, const options *o)
+{
+    memset(b, 0, sizeof *b);
+    b->n = n;
+    b->prec = prec;
+    b->es = prec == 'd' ? sizeof(double) : sizeof(float);
+    b->nn = (size_t)n * n;
+    int64_t batch = (int64_t)(o->mbytes * 1048576.0 / ((double)b->nn * (double)b->es));
+    b->batch = batch < 1000 ? 1000 : batch;
+    size_t abytes = (size_t)b->batch * b->nn * b->es, bbytes = (size_t)b->batch * n * b->es;
+    b->A_cm = xmalloc(abytes);
+    b->A_il = xmalloc(abytes);
+    b->Aw = xmalloc(abytes);
+    b->B_cm = xmalloc(bbytes);
+    b->B_il = xmalloc(bbytes);
+    b->Bw = xmalloc(bbytes);
+    b->Xw = prec == 'd' ? xmalloc((size_t)b->batch * n * sizeof(double)) : NULL;
+    b->info = xmalloc((size_t)b->batch * sizeof(int32_t));
+    b->perm = gsl_permutation_alloc((size_t)n);
+
+    /* Same seed per n: the float batch is the double one rounded (and longer). */
+    rng_state = 0x9E3779B97F4A7C15ull * (uint64_t)(n + 1);
+    const double shift = sqrt((double)n) + 2.0;
+    for (int64_t k = 0; k < b->batch; k++) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double v = rng_unit() + (i == j ? shift : 0.0);
+                size_t idx = (size_t)k * b->nn + (size_t)i + (size_t)j * n;
+                if (prec == 'd') ((double *)b->A_cm)[idx] = v;
+                else ((float *)b->A_cm)[idx] = (float)v;
+            }
+        for (int i = 0; i < n; i++) {
+            double v = rng_unit();
+            if (prec == 'd') ((double *)b->B_cm)[(size_t)k * n + i] = v;
+            else ((float *)b->B_cm)[(size_t)k * n + i] = (float)v;
+        }
+    }
+    to_interleaved(b->A_cm, b->A_il, b->es, b->batch, b->nn);
+    to_interleaved(b->B_cm, b->B_il, b->es, b->batch, (size_t)n);
+}
+
+static void bench_free(bench *b)
+{
+    free(b->A_cm); free(b->A_il); free(b->Aw);
+    free(b->B_cm); free(b->B_il); free(b->Bw); free(b->Xw);
+    free(b->info);
+    gsl_permutation_free(b->perm);
+}
+
+/* GSL's scratch: row-major copies of the col-major matrices (a transpose each). */
+static void copy_rowmajor(bench *b, int64_t count)
+{
+    const int n = b->n;
+    const double *s = b->A_cm;
+    double *d = b->Aw;
+    for (int64_t k = 0; k < count; k++, s += b->nn, d += b->nn)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) d[i * n + j] = s[i + j * n];
+}
+
+/* Untimed preparation of one pass of method m. */
+static void prepare(bench *b, int m)
+{
+    size_t abytes = (size_t)b->batch * b->nn * b->es, bbytes = (size_t)b->batch * b->n * b->es;
+    switch (m) {
+    case M_IL1: case M_IL2: case M_FULL1:
+        memcpy(b->Bw, b->B_il, bbytes);
+        break;
+    case M_CM1: case M_CM2:
+        memcpy(b->Bw, b->B_cm, bbytes);
+        break;
+    case M_LAPACKE: case M_GETC2:
+        memcpy(b->Aw, b->A_cm, abytes);
+        memcpy(b->Bw, b->B_cm, bbytes);
+        break;
+    case M_GSL:
+        copy_rowmajor(b, b->batch);
+        memcpy(b->Bw, b->B_cm, bbytes);
+        break;
+    }
+}
+
+/* One call of ours on the whole batch; returns 0 on success. */
+static int call_ours(bench *b, int m)
+{
+    const int n = b->n;
+    int il = (m == M_IL1 || m == M_IL2 || m == M_FULL1);
+    bsolve_pivot piv = m == M_FULL1 ? BSOLVE_PIVOT_FULL : BSOLVE_PIVOT_PARTIAL;
+    bsolve_layout la = il ? bsolve_layout_interleaved(b->batch) : bsolve_layout_col_major(n, (int64_t)b->nn);
+    bsolve_layout lb = il ? bsolve_layout_interleaved(b->batch) : bsolve_layout_col_major(n, n);
+    bsolve_status s;
+    if (b->prec == 'd')
+        s = bsolve_dgesv(b->ctx, piv, n, 1, b->batch, il ? b->A_il : b->A_cm, la, b->Bw, lb, b->info);
+    else
+        s = bsolve_sgesv(b->ctx, piv, n, 1, b->batch, il ? b->A_il : b->A_cm, la, b->Bw, lb, b->info);
+    if (s != BSOLVE_SUCCESS) {
+        fprintf(stderr, "bench_cpu: %s n=%d %c: %s (%s)\n", method_csv[m], n, b->prec,
+                bsolve_strerror(s), bsolve_ctx_message(b->ctx));
+        return -1;
+    }
+    return 0;
+}
+
+/* Reference solvers on systems [k0, k1) of the scratch copies. */
+static void ref_solve(bench *b, int m, int64_t k0, int64_t k1)
+{
+    const int n = b->n;
+    const size_t nn = b->nn;
+    int bad = 0;
+    for (int64_t k = k0; k < k1; k++) {
+        switch (m) {
+        case M_LAPACKE:
+            if (b->prec == 'd')
+                bad |= LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, (double *)b->Aw + k * nn, n, b->ipiv,
+                                     (double *)b->Bw + k * n, n);
+            else
+                bad |= LAPACKE_sgesv(LAPACK_COL_MAJOR, n, 1, (float *)b->Aw + k * nn, n, b->ipiv,
+                                     (float *)b->Bw + k * n, n);
+            break;
+        case M_GSL: {
+            gsl_matrix_view A = gsl_matrix_view_array((double *)b->Aw + k * nn, n, n);
+            gsl_vector_view B = gsl_vector_view_array((double *)b->Bw + k * n, n);
+            gsl_vector_view X = gsl_vector_view_array(b->Xw + k * n, n);
+            int signum;
+            bad |= gsl_linalg_LU_decomp(&A.matrix, b->perm, &signum);
+            bad |= gsl_linalg_LU_solve(&A.matrix, b->perm, &B.vector, &X.vector);
+            break;
+        }
+        case M_GETC2: {
+            int info;
+            double scale;
+            dgetc2_(&n, (double *)b->Aw + k * nn, &n, b->ipiv, b->jpiv, &info);
+            dgesc2_(&n, (double *)b->Aw + k * nn, &n, (double *)b->Bw + k * n, b->ipiv, b->jpiv, &scale);
+            bad |= info;
+            break;
+        }
+        }
+    }
+    if (bad) fprintf(stderr, "bench_cpu: warning: %s reported a singular system (n=%d)\n", method_csv[m], n);
+}
+
+/* One measurement: passes until min_time seconds of timed work; systems/s. */
+static double measure_once(bench *b, int m, double min_time)
+{
+    double t = 0.0, cpu = 0.0;
+    int64_t done = 0;
+    int ours = (m <= M_CM2 || m == M_FULL1);
+    int threads = (m == M_IL2 || m == M_CM2) ? 2 : 1;
+    while (t < min_time) {
+        double c0;
+        prepare(b, m);
+        if (ours) {
+            c0 = cpu_now();
+            double t0 = now();
+            if (call_ours(b, m) != 0) { b->failed = 1; return NAN; }
+            t += now() - t0;
+            cpu += cpu_now() - c0;
+            done += b->batch;
+        } else {
+            /* Read the clock every `step` systems, about every 10 us. */
+            int64_t step = b->n >= 32 ? 1 : b->n >= 12 ? 4 : 32;
+            c0 = cpu_now();
+            double t0 = now(), el = 0.0;
+            int64_t k = 0;
+            while (k < b->batch) {
+                int64_t k1 = k + step < b->batch ? k + step : b->batch;
+                ref_solve(b, m, k, k1);
+                k = k1;
+                el = now() - t0;
+                if (t + el >= min_time) break;
+            }
+            t += el;
+            cpu += cpu_now() - c0;
+            done += k;
+        }
+    }
+    b->util = cpu / (t * threads);
+    return (double)done / t;
+}
+
+/* Waits until the other programs leave the CPUs idle (less than 0.15 busy
+ * cores over 0.25 s), at most 30 s per call and o->wait_budget seconds over
+ * the whole run; returns 0 when the budget is spent. */
+static double wait_spent = 0.0;
+static int wait_idle(const options *o)
+{
+    if (wait_spent >= o->wait_budget) return 0;
+    double t0 = now();
+    while (now() - t0 < 30.0 && wait_spent + (now() - t0) < o->wait_budget) {
+        double busy = busy_cores(0.25);
+        if (busy >= 0 && busy < 0.15) break;
+    }
+    wait_spent += now() - t0;
+    return 1;
+}
+
+static double measure(bench *b, int m, const options *o, double *util)
+{
+    *util = 1.0;
+    double r[16];
+    int reps = o->reps > 16 ? 16 : o->reps;
+    int ours = (m <= M_CM2 || m == M_FULL1);
+    if (ours) {
+        int threads = (m == M_IL2 || m == M_CM2) ? 2 : 1;
+        bsolve_ctx_set_threads(b->ctx, threads);
+        /* warm-up: workspace allocation, page faults, OpenMP pool */
+        prepare(b, m);
+        if (call_ours(b, m) != 0) { b->failed = 1; return NAN; }
+    } else {
+        prepare(b, m);
+        ref_solve(b, m, 0, b->batch < 16 ? b->batch : 16);
+    }
+    for (int i = 0; i < reps; i++) {
+        /* A measurement during which this process did not get its CPUs (another
+         * program ran) is repeated, after waiting for the machine to go quiet. */
+        for (int attempt = 0;; attempt++) {
+            r[i] = measure_once(b, m, o->min_time);
+            if (isnan(r[i])) return NAN;
+            if (b->util >= UTIL_MIN || attempt == 3 || !wait_idle(o)) break;
+        }
+        if (b->util < *util) *util = b->util;
+    }
+    qsort(r, (size_t)reps, sizeof r[0], cmp_double);
+    if (ours) {
+        int64_t nbad = 0;
+        for (int64_t k = 0; k < b->batch; k++) nbad += b->info[k] != 0;
+        if (nbad) {
+            fprintf(stderr, "bench_cpu: %s n=%d %c: %lld systems with info != 0\n", method_csv[m], b->n,
+                    b->prec, (long long)nbad);
+            b->failed = 1;
+        }
+    }
+    return reps % 2 ? r[reps / 2] : 0.5 * (r[reps / 2 - 1] + r[reps / 2]);
+}
+
+/* Max over the first V systems of ||x - xref||_inf / ||xref||_inf. */
+static double compare(const bench *b, int interleaved, const double *xref, int64_t V)
+{
+    double worst = 0.0;
+    for (int64_t k = 0; k < V; k++) {
+        double dmax = 0.0, rmax = 0.0;
+        for (int i = 0; i < b->n; i++) {
+            double x = sol(b, interleaved, k, i), r = xref[k * b->n + i];
+            double d = fabs(x - r);
+            if (!(d <= dmax)) dmax = d; /* NaN propagates */
+            if (fabs(r) > rmax) rmax = fabs(r);
+        }
+        double rel = dmax / (rmax > 0 ? rmax : 1.0);
+        if (!(rel <= worst)) worst = rel;
+    }
+    return worst;
+}
+
+/* Reference solutions (double) of the first V systems by method m (LAPACKE, GSL, GETC2). */
+static double *reference(bench *b, int m, int64_t V)
+{
+    double *x = xmalloc((size_t)V * b->n * sizeof(double));
+    prepare(b, m);
+    if (m == M_GETC2) {
+        /* dgesc2 solves A x = scale * b (scale < 1 only to avoid overflow): divide it out. */
+        for (int64_t k = 0; k < V; k++) {
+            double scale, *A = (double *)b->Aw + k * b->nn, *rhs = x + k * b->n;
+            int info;
+            memcpy(rhs, (const double *)b->B_cm + k * b->n, b->n * sizeof(double));
+            dgetc2_(&b->n, A, &b->n, b->ipiv, b->jpiv, &info);
+            dgesc2_(&b->n, A, &b->n, rhs, b->ipiv, b->jpiv, &scale);
+            for (int i = 0; i < b->n; i++) rhs[i] /= scale;
+        }
+        return x;
+    }
+    ref_solve(b, m, 0, V);
+    for (int64_t k = 0; k < V; k++)
+        for (int i = 0; i < b->n; i++)
+            x[k * b->n + i] = m == M_GSL ? b->Xw[k * b->n + i] : sol(b, 0, k, i);
+    return x;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bench_cpu [-n SIZES] [-q] [-d|-s] [-F] [-1] [-t SECONDS] [-r REPS] [-m MB]\n"
+            "                 [-o CSV] [-p PNG] [-P] [-w SECONDS]\n"
+            "  -n SIZES   comma-separated orders (default 2,4,8,12,16,24,32,48,64,96,128)\n"
+            "  -q         quick: 8 MB batches, 0.05 s per measurement, median of 3\n"
+            "  -d / -s    double only / single only\n"
+            "  -F         skip full pivoting\n"
+            "  -1         skip the 2-thread runs\n"
+            "  -t SECONDS timed work per measurement (default 0.2)\n"
+            "  -r REPS    measurements per rate, median reported (default 5)\n"
+            "  -m MB      MB of matrices per batch, at least 1000 systems (default 64)\n"
+            "  -o CSV     CSV output (default: bench_cpu.csv next to the executable)\n"
+            "  -p PNG     also draw the plot there (default perf/lu_cpu.png on a full run)\n"
+            "  -P         never draw the plot\n"
+            "  -w SECONDS a measurement disturbed by another program (CPU time < 90%% of wall time x\n"
+            "             threads) is redone, up to 3 times, after waiting for the machine to go quiet;\n"
+            "             SECONDS caps the waiting over the whole run (default 150, 0: never wait)\n");
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    o->min_time = 0.2;
+    o->reps = 5;
+    o->mbytes = 64;
+    o->nsizes = 0;
+    o->do_d = o->do_s = o->do_full = 1;
+    o->two_threads = 1;
+    o->wait_budget = 150;
+    o->csv = NULL;
+    o->png = NULL;
+    o->plot = -1;
+    int quick = 0, custom = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-n") && v) {
+            char *s = strdup(v), *tok, *save = NULL;
+            for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                int n = atoi(tok);
+                if (n < 1 || n > BSOLVE_MAX_N || o->nsizes == NSIZES_MAX) {
+                    fprintf(stderr, "bench_cpu: bad size '%s'\n", tok);
+                    free(s);
+                    return -1;
+                }
+                o->sizes[o->nsizes++] = n;
+            }
+            free(s);
+            custom = 1;
+            i++;
+        } else if (!strcmp(a, "-q")) quick = custom = 1;
+        else if (!strcmp(a, "-d")) { o->do_s = 0; custom = 1; }
+        else if (!strcmp(a, "-s")) { o->do_d = 0; custom = 1; }
+        else if (!strcmp(a, "-F")) { o->do_full = 0; custom = 1; }
+        else if (!strcmp(a, "-1")) { o->two_threads = 0; custom = 1; }
+        else if (!strcmp(a, "-t") && v) { o->min_time = atof(v); i++; custom = 1; }
+        else if (!strcmp(a, "-r") && v) { o->reps = atoi(v); i++; custom = 1; }
+        else if (!strcmp(a, "-m") && v) { o->mbytes = atof(v); i++; custom = 1; }
+        else if (!strcmp(a, "-o") && v) { o->csv = v; i++; }
+        else if (!strcmp(a, "-p") && v) { o->png = v; o->plot = 1; i++; }
+        else if (!strcmp(a, "-P")) o->plot = 0;
+        else if (!strcmp(a, "-w") && v) { o->wait_budget = atof(v); i++; }
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
+        else { usage(stderr); return -1; }
+    }
+    if (quick) {
+        o->min_time = 0.05;
+        o->reps = 3;
+        o->mbytes = 8;
+    }
+    if (o->reps < 1) o->reps = 1;
+    if (!o->nsizes) {
+        for (size_t i = 0; i < sizeof all_sizes / sizeof all_sizes[0]; i++) o->sizes[o->nsizes++] = all_sizes[i];
+    }
+    if (o->plot < 0) o->plot = !custom;
+    if (!o->png) o->png = "perf/lu_cpu.png";
+    return 0;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ' || *c == '\t') c++;
+                c[strcspn(c, "\n")] = 0;
+                snprintf(buf, len, "%s", c);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Target of ours-1T/LAPACKE (double, partial) from the issue; 0 = none. *implied
+ * is set for sizes between the issue's points (the next stated size's target). */
+static double target_1t(int n, int *implied)
+{
+    *implied = !(n <= 16 || n == 32 || n == 64 || n == 128);
+    if (n <= 16) return 8.0;
+    if (n <= 32) return 3.0;
+    if (n <= 64) return 1.5;
+    return 1.0;
+}
+#define TARGET_2T 1.7
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (parse(argc, argv, &o) != 0) return 2;
+
+    char csv_default[4096];
+    if (!o.csv) {
+        const char *slash = strrchr(argv[0], '/');
+        if (slash) snprintf(csv_default, sizeof csv_default, "%.*s/bench_cpu.csv", (int)(slash - argv[0]), argv[0]);
+        else snprintf(csv_default, sizeof csv_default, "bench_cpu.csv");
+        o.csv = csv_default;
+    }
+
+    openblas_set_num_threads(1);
+    gsl_set_error_handler_off();
+
+    bsolve_ctx *ctx = NULL;
+    bsolve_status st = bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CPU);
+    if (st != BSOLVE_SUCCESS) {
+        fprintf(stderr, "bench_cpu: bsolve_ctx_create(CPU): %s\n", bsolve_strerror(st));
+        return 1;
+    }
+    int nprocs = omp_get_num_procs();
+    if (nprocs < 2 && o.two_threads) {
+        fprintf(stderr, "bench_cpu: only %d processor(s): the 2-thread runs would measure nothing useful; skipped\n", nprocs);
+        o.two_threads = 0;
+    }
+
+    char cpu[256];
+    cpu_model(cpu, sizeof cpu);
+    printf("batchsolve %d.%d.%d CPU benchmark: ?gesv, nrhs = 1, systems per second (median of %d x >= %.2g s)\n",
+           BSOLVE_VERSION_MAJOR, BSOLVE_VERSION_MINOR, BSOLVE_VERSION_PATCH, o.reps, o.min_time);
+    printf("CPU: %s, %d processors; compiler: gcc %s\n", cpu, nprocs, __VERSION__);
+    {
+        double busy = busy_cores(0.3);
+        printf("Busy cores just before the run (from /proc/stat): %.2f of %d%s\n", busy, nprocs,
+               busy > 0.2 ? " -- WARNING: something else is running; rates may be low (* where detected)" : "");
+    }
+    printf("OpenBLAS: %s (core %s), forced to 1 thread; LAPACKE with its default NaN check\n",
+           openblas_get_config(), openblas_get_corename());
+    printf("Timed: the solve only.  Untimed before each pass: fresh B for every method, fresh A for\n"
+           "LAPACK/GSL (they overwrite it; ours reads A read-only).  Batch: ~%.0f MB of matrices, >= 1000 systems.\n"
+           "Inputs: uniform [-1,1] (nonzero) + (sqrt(n)+2) on the diagonal.  k = 1000 systems/s, M = 10^6.\n\n",
+           o.mbytes);
+
+    result res[2 * NSIZES_MAX];
+    int nres = 0;
+    int any_fail = 0, contended = 0;
+    double t_start = now();
+
+    printf("Partial pivoting.  IL = INTERLEAVED input, CM = COL_MAJOR input; GSL has no float LU.\n");
+    printf("%4s %4s %8s %9s %9s %9s %9s %9s %9s %8s %8s %6s %6s %9s  %s\n", "n", "prec", "batch", "ours1T-IL",
+           "ours1T-CM", "ours2T-IL", "ours2T-CM", "LAPACKE", "GSL", "IL/LAPK", "CM/LAPK", "2T/1T", "2T/1T",
+           "maxrel", "targets (1T/LAPACKE double; 2T/1T IL >= 1.7)");
+    printf("%4s %4s %8s %9s %9s %9s %9s %9s %9s %8s %8s %6s %6s %9s\n", "", "", "", "", "", "", "", "", "", "", "",
+           "IL", "CM", "vs LAPK");
+    fflush(stdout);
+
+    for (int si = 0; si < o.nsizes; si++) {
+        for (int pi = 0; pi < 2; pi++) {
+            char prec = pi == 0 ? 'd' : 's';
+            if ((prec == 'd' && !o.do_d) || (prec == 's' && !o.do_s)) continue;
+            int n = o.sizes[si];
+            bench b;
+            bench_setup(&b, n, prec, &o);
+            b.ctx = ctx;
+            result *r = &res[nres++];
+            r->n = n;
+            r->prec = prec;
+            r->batch = b.batch;
+            for (int m = 0; m < M_COUNT; m++) r->rate[m] = NAN, r->util[m] = 1.0;
+            r->reldiff = r->reldiff_full = r->reldiff_gsl = NAN;
+
+            int64_t V = b.batch < 4096 ? b.batch : 4096;
+            double *xref = reference(&b, M_LAPACKE, V);
+            if (prec == 'd') {
+                double *xg = reference(&b, M_GSL, V);
+                double worst = 0.0;
+                for (int64_t e = 0; e < V * n; e++) {
+                    double d = fabs(xg[e] - xref[e]);
+                    if (!(d <= worst)) worst = d;
+                }
+                r->reldiff_gsl = worst;
+                free(xg);
+            }
+
+            double worst = 0.0;
+            const int ms[] = {M_IL1, M_CM1, M_IL2, M_CM2, M_LAPACKE, M_GSL};
+            for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+                int m = ms[mi];
+                if ((m == M_IL2 || m == M_CM2) && !o.two_threads) continue;
+                if (m == M_GSL && prec != 'd') continue;
+                r->rate[m] = measure(&b, m, &o, &r->util[m]);
+                if (m <= M_CM2 && !isnan(r->rate[m])) {
+                    double d = compare(&b, m == M_IL1 || m == M_IL2, xref, V);
+                    if (!(d <= worst)) worst = d;
+                }
+            }
+            r->reldiff = worst;
+            double tol = prec == 'd' ? 1e-9 : 1e-2;
+            if (!(worst <= tol)) {
+                fprintf(stderr, "bench_cpu: n=%d %c: ours differs from LAPACKE by %.3g (tolerance %.0e)\n", n,
+                        prec, worst, tol);
+                any_fail = 1;
+            }
+            free(xref);
+
+            if (prec == 'd' && o.do_full) {
+                double *xf = reference(&b, M_GETC2, V);
+                r->rate[M_FULL1] = measure(&b, M_FULL1, &o, &r->util[M_FULL1]);
+                if (!isnan(r->rate[M_FULL1])) r->reldiff_full = compare(&b, 1, xf, V);
+                if (!(r->reldiff_full <= 1e-9)) {
+                    fprintf(stderr, "bench_cpu: n=%d: ours full pivoting differs from dgetc2 by %.3g\n", n,
+                            r->reldiff_full);
+                    any_fail = 1;
+                }
+                free(xf);
+                r->rate[M_GETC2] = measure(&b, M_GETC2, &o, &r->util[M_GETC2]);
+            }
+            if (b.failed) any_fail = 1;
+            bench_free(&b);
+
+            char c[M_COUNT][16], tg[96] = "";
+            for (int m = 0; m < M_COUNT; m++) {
+                fmt_rate(c[m], r->rate[m]);
+                if (r->util[m] < UTIL_MIN) { strcat(c[m], "*"); contended++; }
+            }
+            double q1 = r->rate[M_IL1] / r->rate[M_LAPACKE], qc = r->rate[M_CM1] / r->rate[M_LAPACKE];
+            double q2 = r->rate[M_IL2] / r->rate[M_IL1], q2c = r->rate[M_CM2] / r->rate[M_CM1];
+            int len = 0;
+            /* "?": a rate in the ratio was measured on a busy machine. */
+            const char *u1 = r->util[M_IL1] < UTIL_MIN || r->util[M_LAPACKE] < UTIL_MIN ? "?" : "";
+            const char *u2 = r->util[M_IL1] < UTIL_MIN || r->util[M_IL2] < UTIL_MIN ? "?" : "";
+            if (prec == 'd') {
+                int implied;
+                double t = target_1t(n, &implied);
+                len += snprintf(tg + len, sizeof tg - len, "%s>=%gx%s %s%s", len ? "; " : "", t,
+                                implied ? "(implied)" : "", q1 >= t ? "met" : "MISSED", u1);
+            }
+            if (o.two_threads)
+                len += snprintf(tg + len, sizeof tg - len, "%s2T %s%s", len ? "; " : "",
+                                q2 >= TARGET_2T ? "met" : "MISSED", u2);
+            char f1[16], fc[16], f2[16], f2c[16];
+            printf("%4d %4c %8lld %9s %9s %9s %9s %9s %9s %8s %8s %6s %6s %9.2e  %s\n", n, prec,
+                   (long long)r->batch, c[M_IL1], c[M_CM1], c[M_IL2], c[M_CM2], c[M_LAPACKE], c[M_GSL],
+                   fmt_ratio(f1, q1), fmt_ratio(fc, qc), fmt_ratio(f2, q2), fmt_ratio(f2c, q2c), r->reldiff, tg);
+            fflush(stdout);
+        }
+    }
+
+    if (o.do_d && o.do_full) {
+        printf("\nFull pivoting (double, 1 thread): ours INTERLEAVED vs a dgetc2_+dgesc2_ loop\n");
+        printf("%4s %8s %10s %12s %8s %10s\n", "n", "batch", "ours-full", "dgetc2+sc2", "ratio", "maxrel");
+        for (int i = 0; i < nres; i++) {
+            result *r = &res[i];
+            if (r->prec != 'd') continue;
+            char a[16], c[16];
+            fmt_rate(a, r->rate[M_FULL1]);
+            fmt_rate(c, r->rate[M_GETC2]);
+            if (r->util[M_FULL1] < UTIL_MIN) { strcat(a, "*"); contended++; }
+            if (r->util[M_GETC2] < UTIL_MIN) { strcat(c, "*"); contended++; }
+            char q[16];
+            printf("%4d %8lld %10s %12s %8s %10.2e\n", r->n, (long long)r->batch, a, c,
+                   fmt_ratio(q, r->rate[M_FULL1] / r->rate[M_GETC2]), r->reldiff_full);
+        }
+    }
+
+    /* Summary of the issue's targets. */
+    int met = 0, missed = 0, unsure = 0;
+    for (int i = 0; i < nres; i++) {
+        result *r = &res[i];
+        int implied;
+        if (r->prec == 'd') {
+            double t = target_1t(r->n, &implied);
+            if (r->util[M_IL1] < UTIL_MIN || r->util[M_LAPACKE] < UTIL_MIN) unsure++;
+            else if (r->rate[M_IL1] / r->rate[M_LAPACKE] >= t) met++;
+            else missed++;
+        }
+        if (o.two_threads) {
+            if (r->util[M_IL1] < UTIL_MIN || r->util[M_IL2] < UTIL_MIN) unsure++;
+            else if (r->rate[M_IL2] / r->rate[M_IL1] >= TARGET_2T) met++;
+            else missed++;
+        }
+    }
+    if (contended)
+        printf("\n* %d rate(s) measured while the machine was busy with something else: CPU time < %.0f%% of\n"
+               "  wall time x threads in at least one of the measurements, even after retries.\n"
+               "  Rerun them on a quiet machine; a target verdict built on one is marked '?'.\n",
+               contended, UTIL_MIN * 100);
+    if (wait_spent > 0) printf("(waited %.0f s in all for other programs to leave the CPUs)\n", wait_spent);
+    printf("\nTargets (1 core, double, partial, INTERLEAVED: >= 8x LAPACKE for n <= 16, >= 3x at n = 32,\n"
+           ">= 1.5x at n = 64, >= 1x at n = 128; sizes in between get the next stated size's target,\n"
+           "marked (implied); 2 threads >= 1.7x 1 thread, INTERLEAVED, both precisions): %d met, %d missed,\n"
+           "%d not judged (measured on a busy machine, marked '?')\n",
+           met, missed, unsure);
+
+    FILE *f = fopen(o.csv, "w");
+    if (!f) {
+        fprintf(stderr, "bench_cpu: cannot write %s\n", o.csv);
+        any_fail = 1;
+    } else {
+        fprintf(f, "n,prec,batch");
+        for (int m = 0; m < M_COUNT; m++) fprintf(f, ",%s", method_csv[m]);
+        fprintf(f, ",ratio_il_1t_lapacke,ratio_cm_1t_lapacke,ratio_il_2t_1t,maxreldiff_partial,maxreldiff_full,min_cpu_util\n");
+        for (int pi = 0; pi < 2; pi++)
+            for (int i = 0; i < nres; i++) {
+                result *r = &res[i];
+                if (r->prec != (pi == 0 ? 'd' : 's')) continue;
+                fprintf(f, "%d,%c,%lld", r->n, r->prec, (long long)r->batch);
+                for (int m = 0; m < M_COUNT; m++) fprintf(f, ",%.6g", r->rate[m]);
+                fprintf(f, ",%.4g,%.4g,%.4g,%.3g,%.3g", r->rate[M_IL1] / r->rate[M_LAPACKE],
+                        r->rate[M_CM1] / r->rate[M_LAPACKE], r->rate[M_IL2] / r->rate[M_IL1], r->reldiff,
+                        r->reldiff_full);
+                double u = 1.0;
+                for (int m = 0; m < M_COUNT; m++) if (r->util[m] < u) u = r->util[m];
+                fprintf(f, ",%.3f\n", u);
+            }
+        fclose(f);
+        printf("CSV: %s\n", o.csv);
+    }
+
+    if (o.plot) {
+        if (access("perf/plot_cpu.gp", R_OK) != 0 || system("command -v gnuplot >/dev/null 2>&1") != 0) {
+            printf("plot: skipped (needs gnuplot and perf/plot_cpu.gp in the current directory)\n");
+        } else {
+            char cmd[8192];
+            snprintf(cmd, sizeof cmd, "gnuplot -e \"csv='%s'; out='%s'; cpu='%s'\" perf/plot_cpu.gp", o.csv,
+                     o.png, cpu);
+            if (system(cmd) == 0) printf("plot: %s\n", o.png);
+            else printf("plot: gnuplot failed (%s)\n", cmd);
+        }
+    }
+    printf("total time %.0f s\n", now() - t_start);
+    bsolve_ctx_destroy(ctx);
+    return any_fail ? 1 : 0;
+}
