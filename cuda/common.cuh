@@ -1,0 +1,113 @@
+/*
+ * common.cuh -- what the CUDA backend's files share: the context state, the
+ * device-side view of a batch layout, launch descriptors and small helpers.
+ *
+ * Storage of a CUDA factorization (struct bsolve_lu, all device memory):
+ *   factors  n x n per system, INTERLEAVED: entry (i, j) of system k at
+ *            F[(i + j*n)*ld + k], ld = batch rounded up to a multiple of 32.
+ *            U is on and above the diagonal as LAPACK stores it (U(k,k) the
+ *            real pivot, not its reciprocal).  L is strictly below it in
+ *            LINPACK form: column k of L holds the multipliers of step k in
+ *            the row order of step k; the row interchanges of later steps
+ *            are NOT applied to it (getrs applies interchange k, then
+ *            elimination k, alternately).  bsolve_lu_export converts to
+ *            LAPACK form on the host.
+ *   rowpiv   uint8_t, 0-based pivot row of step k of system k at P[k*ld + sys];
+ *   colpiv   the same for the pivot column (FULL only; allocated always);
+ *   info     int32_t per system: info of the last getrf (device memory).
+ */
+#ifndef BSI_CUDA_COMMON_CUH
+#define BSI_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#define BSI_NSTREAMS 3 /* host-memory pipeline depth: copy-in, compute, copy-out overlap */
+
+/* A device buffer grown on demand and reused. */
+struct bsi_dbuf {
+    void *p;
+    size_t bytes;
+};
+
+/* One slot of the host-memory pipeline: pinned staging and device staging. */
+struct bsi_slot {
+    bsi_dbuf pin;   /* pinned host memory (cudaMallocHost) */
+    bsi_dbuf dev;   /* device memory */
+    cudaStream_t stream;
+    cudaEvent_t done;
+};
+
+struct bsi_cuda {
+    int device;
+    int nsm;
+    cudaStream_t stream; /* the user's (or the legacy default) stream */
+    cudaEvent_t order;   /* orders the pipeline streams after the user stream */
+    bsi_slot slot[BSI_NSTREAMS];
+    bsi_dbuf work;       /* device workspace of device-pointer calls (transposes) */
+};
+
+/* Device view of a batch layout: entry (i, j) of system k at
+ * p[k*ks + i*is + j*js].  For INTERLEAVED: ks = 1, is = ld, js = r*ld. */
+struct bsi_view {
+    int64_t ks, is, js;
+};
+
+static inline bsi_view bsi_make_view(bsolve_layout l, int64_t r)
+{
+    bsi_view v;
+    switch (l.kind) {
+    case BSOLVE_COL_MAJOR: v.ks = l.stride; v.is = 1; v.js = l.ld; break;
+    case BSOLVE_ROW_MAJOR: v.ks = l.stride; v.is = l.ld; v.js = 1; break;
+    default: v.ks = 1; v.is = l.ld; v.js = r * l.ld; break;
+    }
+    return v;
+}
+
+/* Element offset of system k0 in a layout (a pointer to it starts a batch). */
+static inline int64_t bsi_sys_offset(bsolve_layout l, int64_t k0)
+{
+    return l.kind == BSOLVE_INTERLEAVED ? k0 : k0 * l.stride;
+}
+
+/* Arguments of the LU kernels (one struct for every operation). */
+enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
+
+template <typename R> struct bsi_lu_args {
+    const R *A;  bsi_view va; int a_il; /* a_il: A is INTERLEAVED */
+    R *B;        bsi_view vb; int b_il;
+    int32_t *info;             /* may be NULL (getrs) */
+    R *F;        int64_t fld;  /* factors (getrf writes, getrs reads), already offset */
+    uint8_t *rp, *cp;
+    int32_t *finfo;
+    int64_t count;             /* systems in this launch */
+    int n, nrhs, pivot;
+};
+
+/* Host-side launchers (lu.cu dispatches to lu_small_*.cu and lu_large.cu). */
+template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, cudaStream_t s);
+template <typename R> cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, cudaStream_t s);
+template <typename R> cudaError_t bsi_launch_large(int op, const bsi_lu_args<R> &a, cudaStream_t s);
+/* Largest n handled by the register (team) kernels. */
+#define BSI_SMALL_MAX_N 32
+
+/* Device-side layout conversion (layout.cu). */
+template <typename R>
+cudaError_t bsi_launch_convert(int64_t r, int64_t c, int64_t batch, const R *src, bsi_view vs, R *dst,
+                               bsi_view vd, cudaStream_t s);
+
+/* context.cu helpers */
+bsolve_status bsi_cuda_err(bsolve_ctx *ctx, cudaError_t e, const char *what);
+void *bsi_dbuf_get(bsi_dbuf *b, size_t bytes, int pinned);
+/* Classifies a pointer: 1 device-accessible (device or managed memory), 0 host. */
+int bsi_is_device_ptr(const void *p);
+
+#define BSI_CUDA_TRY(ctx, expr, what)                                   \
+    do {                                                                \
+        cudaError_t bsi_e_ = (expr);                                    \
+        if (bsi_e_ != cudaSuccess) return bsi_cuda_err(ctx, bsi_e_, what); \
+    } while (0)
+
+#endif

@@ -1,0 +1,360 @@
+/*
+ * lu.cu -- the CUDA backend's dense LU entry points: size-class dispatch,
+ * device-pointer and host-pointer paths, factorization objects, export.
+ *
+ * Size classes (kernels in lu_small.cuh and lu_large.cu):
+ *   n <= 8        thread per matrix, matrix in registers (T = 1);
+ *   9 .. 32       a team of T = 2..32 lanes per matrix, rows spread over the
+ *                 team, still all in registers (<= 48 doubles or 64 floats
+ *                 of matrix per lane: with more, ptxas spills, measured by
+ *                 -Xptxas -v); compile-time buckets
+ *                 {1..8, 10, 12, 14, 16, 20, 24, 28, 32}, n padded in
+ *                 registers to its bucket;
+ *   33 .. 128     a block of 128 threads per matrix in shared memory (a team
+ *                 of 32 lanes would need > 64 doubles per lane: spills).
+ * Every class has every pivoting mode.
+ */
+#include <omp.h>
+#include <string.h>
+
+#include "common.cuh"
+#include "hostpath.cuh"
+#include "lu_small.cuh"
+
+template <typename R> cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, cudaStream_t s)
+{
+    const int n = a.n;
+    if (n <= 8) {
+        switch (n) {
+        case 1: return bsi_launch_small_n<R, 1>(op, a, s);
+        case 2: return bsi_launch_small_n<R, 2>(op, a, s);
+        case 3: return bsi_launch_small_n<R, 3>(op, a, s);
+        case 4: return bsi_launch_small_n<R, 4>(op, a, s);
+        case 5: return bsi_launch_small_n<R, 5>(op, a, s);
+        case 6: return bsi_launch_small_n<R, 6>(op, a, s);
+        case 7: return bsi_launch_small_n<R, 7>(op, a, s);
+        default: return bsi_launch_small_n<R, 8>(op, a, s);
+        }
+    }
+    if (n <= 10) return bsi_launch_small_n<R, 10>(op, a, s);
+    if (n <= 12) return bsi_launch_small_n<R, 12>(op, a, s);
+    if (n <= 14) return bsi_launch_small_n<R, 14>(op, a, s);
+    if (n <= 16) return bsi_launch_small_n<R, 16>(op, a, s);
+    if (n <= 20) return bsi_launch_small_n<R, 20>(op, a, s);
+    if (n <= 24) return bsi_launch_small_n<R, 24>(op, a, s);
+    if (n <= 28) return bsi_launch_small_n<R, 28>(op, a, s);
+    return bsi_launch_small_n<R, 32>(op, a, s);
+}
+
+template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, cudaStream_t s)
+{
+    if (a.count <= 0) return cudaSuccess;
+    return a.n <= BSI_SMALL_MAX_N ? bsi_launch_small<R>(op, a, s) : bsi_launch_large<R>(op, a, s);
+}
+
+/* Instantiated in lu_small_*.cu */
+#define BSI_SMALL_EXTERN(R, N) extern template cudaError_t bsi_launch_small_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
+#define BSI_SMALL_EXTERN_ALL(R)                                                                          \
+    BSI_SMALL_EXTERN(R, 1) BSI_SMALL_EXTERN(R, 2) BSI_SMALL_EXTERN(R, 3) BSI_SMALL_EXTERN(R, 4)          \
+    BSI_SMALL_EXTERN(R, 5) BSI_SMALL_EXTERN(R, 6) BSI_SMALL_EXTERN(R, 7) BSI_SMALL_EXTERN(R, 8)          \
+    BSI_SMALL_EXTERN(R, 10) BSI_SMALL_EXTERN(R, 12) BSI_SMALL_EXTERN(R, 14) BSI_SMALL_EXTERN(R, 16)      \
+    BSI_SMALL_EXTERN(R, 20) BSI_SMALL_EXTERN(R, 24) BSI_SMALL_EXTERN(R, 28) BSI_SMALL_EXTERN(R, 32)
+BSI_SMALL_EXTERN_ALL(double)
+BSI_SMALL_EXTERN_ALL(float)
+
+template cudaError_t bsi_launch_lu<double>(int, const bsi_lu_args<double> &, cudaStream_t);
+template cudaError_t bsi_launch_lu<float>(int, const bsi_lu_args<float> &, cudaStream_t);
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static inline bsi_view bsi_view_of(bsolve_layout l, int64_t r) { return bsi_make_view(l, r); }
+
+/* All pointers of one call must be of one kind: 1 device, 0 host, -1 mixed. */
+static int bsi_kind_of(const void *const *p, int np)
+{
+    int kind = -2;
+    for (int i = 0; i < np; i++) {
+        if (!p[i]) continue;
+        const int k = bsi_is_device_ptr(p[i]);
+        if (kind == -2) kind = k;
+        else if (kind != k) return -1;
+    }
+    return kind < 0 ? 0 : kind;
+}
+
+/* ---- gesv ---------------------------------------------------------------- */
+
+template <typename R> struct bsi_gesv_ctx {
+    bsi_lu_args<R> a;
+    bsolve_layout la, lb;
+};
+
+template <typename R>
+static cudaError_t bsi_gesv_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+{
+    (void)k0;
+    bsi_gesv_ctx<R> *g = (bsi_gesv_ctx<R> *)user;
+    bsi_lu_args<R> a = g->a;
+    a.A = (const R *)d[0];
+    a.va = bsi_view_of(bsi_compact(g->la.kind, a.n, a.n, cnt), a.n);
+    a.B = (R *)d[1];
+    a.vb = bsi_view_of(bsi_compact(g->lb.kind, a.n, a.nrhs, cnt), a.n);
+    a.info = (int32_t *)d[2];
+    a.count = cnt;
+    return bsi_launch_lu<R>(BSI_OP_GESV, a, st);
+}
+
+template <typename R>
+static bsolve_status bsi_gesv_t(bsolve_ctx *ctx, bsolve_pivot pivot, int64_t n, int64_t nrhs, int64_t batch,
+                                const void *A, bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
+{
+    static const char fn[] = "bsolve_gesv";
+    const void *ptrs[3] = {A, B, info};
+    const int kind = bsi_kind_of(ptrs, 3);
+    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A, B and info must all be device or all host memory", fn);
+    bsi_gesv_ctx<R> g;
+    memset(&g, 0, sizeof g);
+    g.a.n = (int)n;
+    g.a.nrhs = (int)nrhs;
+    g.a.pivot = (int)pivot;
+    g.la = la;
+    g.lb = lb;
+    if (kind == 1) {
+        g.a.A = (const R *)A;
+        g.a.va = bsi_view_of(la, n);
+        g.a.B = (R *)B;
+        g.a.vb = bsi_view_of(lb, n);
+        g.a.info = info;
+        g.a.count = batch;
+        BSI_CUDA_TRY(ctx, bsi_launch_lu<R>(BSI_OP_GESV, g.a, ctx->cuda->stream), fn);
+        return BSOLVE_SUCCESS;
+    }
+    bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
+    bsi_harr arr[3] = {{A, nullptr, la, n, n, sizeof(R)}, {B, B, lb, n, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
+    return bsi_pipeline(ctx, fn, batch, arr, 3, bsi_gesv_chunk<R>, &g);
+}
+
+extern "C" bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot pivot, int64_t n,
+                                       int64_t nrhs, int64_t batch, const void *A, bsolve_layout la, void *B,
+                                       bsolve_layout lb, int32_t *info)
+{
+    return prec == BSOLVE_PREC_D ? bsi_gesv_t<double>(ctx, pivot, n, nrhs, batch, A, la, B, lb, info)
+                                 : bsi_gesv_t<float>(ctx, pivot, n, nrhs, batch, A, la, B, lb, info);
+}
+
+/* ---- factorization objects ---------------------------------------------- */
+
+extern "C" bsolve_status bsi_cuda_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu)
+{
+    const int64_t n = lu->n;
+    const size_t es = bsi_elem_size(lu->prec);
+    lu->factors = lu->rowpiv = lu->colpiv = nullptr;
+    lu->info = nullptr;
+    if ((double)n * n * ((double)lu->batch + 32) * es > 9.0e18) /* the byte count would overflow */
+        return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_lu_create: %lld systems of order %lld do not fit in device memory",
+                        (long long)lu->batch, (long long)n);
+    const int64_t ld = lu->batch > 0 ? (lu->batch + 31) / 32 * 32 : 32;
+    cudaError_t e = cudaMalloc(&lu->factors, (size_t)(n * n * ld) * es);
+    if (e == cudaSuccess) e = cudaMalloc(&lu->rowpiv, (size_t)(n * ld));
+    if (e == cudaSuccess) e = cudaMalloc(&lu->colpiv, (size_t)(n * ld));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&lu->info, (size_t)ld * sizeof(int32_t));
+    if (e != cudaSuccess) {
+        bsi_cuda_lu_free(lu);
+        return bsi_cuda_err(ctx, e, "bsolve_lu_create");
+    }
+    lu->ld = ld;
+    return BSOLVE_SUCCESS;
+}
+
+extern "C" void bsi_cuda_lu_free(bsolve_lu *lu)
+{
+    if (lu->factors) cudaFree(lu->factors);
+    if (lu->rowpiv) cudaFree(lu->rowpiv);
+    if (lu->colpiv) cudaFree(lu->colpiv);
+    if (lu->info) cudaFree(lu->info);
+    lu->factors = lu->rowpiv = lu->colpiv = nullptr;
+    lu->info = nullptr;
+    (void)cudaGetLastError();
+}
+
+/* ---- getrf ---------------------------------------------------------------- */
+
+template <typename R> struct bsi_fr_ctx {
+    bsi_lu_args<R> a;
+    bsolve_layout l;
+    const bsolve_lu *lu;
+};
+
+template <typename R> static void bsi_factor_args(bsi_lu_args<R> &a, const bsolve_lu *lu, int64_t k0)
+{
+    a.F = (R *)lu->factors + k0;
+    a.fld = lu->ld;
+    a.rp = (uint8_t *)lu->rowpiv + k0;
+    a.cp = (uint8_t *)lu->colpiv + k0;
+    a.finfo = lu->info + k0;
+    a.n = (int)lu->n;
+    a.pivot = (int)lu->pivot;
+}
+
+template <typename R>
+static cudaError_t bsi_getrf_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+{
+    bsi_fr_ctx<R> *g = (bsi_fr_ctx<R> *)user;
+    bsi_lu_args<R> a = g->a;
+    bsi_factor_args<R>(a, g->lu, k0);
+    a.A = (const R *)d[0];
+    a.va = bsi_view_of(bsi_compact(g->l.kind, a.n, a.n, cnt), a.n);
+    a.info = (int32_t *)d[1];
+    a.count = cnt;
+    return bsi_launch_lu<R>(BSI_OP_GETRF, a, st);
+}
+
+template <typename R>
+static bsolve_status bsi_getrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
+{
+    static const char fn[] = "bsolve_getrf";
+    const void *ptrs[2] = {A, info};
+    const int kind = bsi_kind_of(ptrs, 2);
+    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A and info must both be device or both host memory", fn);
+    bsi_fr_ctx<R> g;
+    memset(&g, 0, sizeof g);
+    g.l = la;
+    g.lu = lu;
+    if (kind == 1) {
+        bsi_factor_args<R>(g.a, lu, 0);
+        g.a.A = (const R *)A;
+        g.a.va = bsi_view_of(la, lu->n);
+        g.a.info = info;
+        g.a.count = lu->batch;
+        BSI_CUDA_TRY(ctx, bsi_launch_lu<R>(BSI_OP_GETRF, g.a, ctx->cuda->stream), fn);
+        return BSOLVE_SUCCESS;
+    }
+    bsolve_layout li = {BSOLVE_INTERLEAVED, lu->batch, 0};
+    bsi_harr arr[2] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
+    return bsi_pipeline(ctx, fn, lu->batch, arr, 2, bsi_getrf_chunk<R>, &g);
+}
+
+extern "C" bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu,
+                                        int32_t *info)
+{
+    return lu->prec == BSOLVE_PREC_D ? bsi_getrf_t<double>(ctx, A, la, lu, info)
+                                     : bsi_getrf_t<float>(ctx, A, la, lu, info);
+}
+
+/* ---- getrs ---------------------------------------------------------------- */
+
+template <typename R>
+static cudaError_t bsi_getrs_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+{
+    bsi_fr_ctx<R> *g = (bsi_fr_ctx<R> *)user;
+    bsi_lu_args<R> a = g->a;
+    bsi_factor_args<R>(a, g->lu, k0);
+    a.B = (R *)d[0];
+    a.vb = bsi_view_of(bsi_compact(g->l.kind, a.n, a.nrhs, cnt), a.n);
+    a.info = g->a.info ? (int32_t *)d[1] : nullptr;
+    a.count = cnt;
+    return bsi_launch_lu<R>(BSI_OP_GETRS, a, st);
+}
+
+template <typename R>
+static bsolve_status bsi_getrs_t(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
+                                 int32_t *info)
+{
+    static const char fn[] = "bsolve_getrs";
+    const void *ptrs[2] = {B, info};
+    const int kind = bsi_kind_of(ptrs, 2);
+    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: B and info must both be device or both host memory", fn);
+    bsi_fr_ctx<R> g;
+    memset(&g, 0, sizeof g);
+    g.l = lb;
+    g.lu = lu;
+    g.a.nrhs = (int)nrhs;
+    if (kind == 1) {
+        bsi_factor_args<R>(g.a, lu, 0);
+        g.a.B = (R *)B;
+        g.a.vb = bsi_view_of(lb, lu->n);
+        g.a.info = info;
+        g.a.count = lu->batch;
+        BSI_CUDA_TRY(ctx, bsi_launch_lu<R>(BSI_OP_GETRS, g.a, ctx->cuda->stream), fn);
+        return BSOLVE_SUCCESS;
+    }
+    g.a.info = info; /* only tested for NULL in the chunk function */
+    bsolve_layout li = {BSOLVE_INTERLEAVED, lu->batch, 0};
+    bsi_harr arr[2] = {{B, B, lb, lu->n, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
+    return bsi_pipeline(ctx, fn, lu->batch, arr, info ? 2 : 1, bsi_getrs_chunk<R>, &g);
+}
+
+extern "C" bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B,
+                                        bsolve_layout lb, int32_t *info)
+{
+    return lu->prec == BSOLVE_PREC_D ? bsi_getrs_t<double>(ctx, lu, nrhs, B, lb, info)
+                                     : bsi_getrs_t<float>(ctx, lu, nrhs, B, lb, info);
+}
+
+/* ---- export ----------------------------------------------------------------
+ * Chunks of systems are copied (ordered after the getrf on the context's
+ * stream) into pinned memory, then converted on the CPU: entries into the
+ * user's layout, L from LINPACK to LAPACK form (row interchange k applied to
+ * columns 0..k-1), pivots 1-based. */
+template <typename R>
+static bsolve_status bsi_export_t(bsolve_ctx *ctx, const bsolve_lu *lu, R *LU, bsolve_layout l, int32_t *ipiv,
+                                  int32_t *jpiv)
+{
+    static const char fn[] = "bsolve_lu_export";
+    bsi_cuda *C = ctx->cuda;
+    const int n = (int)lu->n;
+    const int64_t batch = lu->batch, nn = (int64_t)n * n;
+    const size_t per = (size_t)nn * sizeof(R) + 2 * (size_t)n;
+    int64_t cmax = (int64_t)(((size_t)32 << 20) / per);
+    cmax = cmax < 32 ? 32 : cmax;
+    if (cmax > batch) cmax = batch;
+    char *pin = (char *)bsi_dbuf_get(&C->slot[0].pin, per * (size_t)cmax + 512, 1);
+    if (!pin) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate pinned staging memory", fn);
+    const int nth = bsi_host_threads(ctx);
+    for (int64_t k0 = 0; k0 < batch; k0 += cmax) {
+        const int64_t cnt = batch - k0 < cmax ? batch - k0 : cmax;
+        R *F = (R *)pin;
+        uint8_t *P = (uint8_t *)(pin + (size_t)(nn * cnt) * sizeof(R)), *Q = P + (size_t)n * cnt;
+        cudaStream_t st = C->stream;
+        if (LU)
+            BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(F, cnt * sizeof(R), (const R *)lu->factors + k0, lu->ld * sizeof(R),
+                                                cnt * sizeof(R), nn, cudaMemcpyDeviceToHost, st), fn);
+        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(P, cnt, (const uint8_t *)lu->rowpiv + k0, lu->ld, cnt, n,
+                                            cudaMemcpyDeviceToHost, st), fn);
+        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(Q, cnt, (const uint8_t *)lu->colpiv + k0, lu->ld, cnt, n,
+                                            cudaMemcpyDeviceToHost, st), fn);
+        BSI_CUDA_TRY(ctx, cudaStreamSynchronize(st), fn);
+        const bsolve_pivot pv = lu->pivot;
+#pragma omp parallel for num_threads(nth) schedule(static)
+        for (int64_t s = 0; s < cnt; s++) {
+            const int64_t k = k0 + s;
+            if (LU) {
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < n; i++) LU[bsi_index(l, n, i, j, k)] = F[(i + (int64_t)j * n) * cnt + s];
+                if (pv != BSOLVE_PIVOT_NONE)
+                    for (int kk = 1; kk < n; kk++) {
+                        const int p = P[(int64_t)kk * cnt + s];
+                        if (p == kk) continue;
+                        for (int j = 0; j < kk; j++) {
+                            R *x = &LU[bsi_index(l, n, kk, j, k)], *y = &LU[bsi_index(l, n, p, j, k)];
+                            const R t = *x;
+                            *x = *y;
+                            *y = t;
+                        }
+                    }
+            }
+            for (int i = 0; i < n; i++) {
+                if (ipiv) ipiv[k * n + i] = pv == BSOLVE_PIVOT_NONE ? i + 1 : P[(int64_t)i * cnt + s] + 1;
+                if (jpiv) jpiv[k * n + i] = pv == BSOLVE_PIVOT_FULL ? Q[(int64_t)i * cnt + s] + 1 : i + 1;
+            }
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+extern "C" bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,
+                                            int32_t *ipiv, int32_t *jpiv)
+{
+    return lu->prec == BSOLVE_PREC_D ? bsi_export_t<double>(ctx, lu, (double *)LU, l, ipiv, jpiv)
+                                     : bsi_export_t<float>(ctx, lu, (float *)LU, l, ipiv, jpiv);
+}

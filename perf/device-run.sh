@@ -1,0 +1,71 @@
+#!/bin/bash
+# perf/device-run.sh -- the whole GPU check in one call on the device machine:
+#   build (make -j16), CPU tests (make test), GPU tests (make gpu-test: test/gpu_*.c
+#   and every test/test_*.c with BSOLVE_TEST_BACKEND=cuda), compute-sanitizer
+#   memcheck + racecheck on a quick subset (BSOLVE_TEST_QUICK=1), the GPU benchmark
+#   (make bench with the CPU benches left out: they take minutes and are not GPU).
+# Logs, CSV and PNG go to $OUT (at most 8 files); a summary table is printed last.
+# Usage there:  bash perf/device-run.sh            (needs .device-deps carried)
+# Env: SKIP_CPU_TESTS=1, SKIP_SANITIZER=1, STEP_TIMEOUT=<s> to shorten a run.
+set -u
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+T0=$(date +%s)
+source .device-deps/env.sh
+ST=${STEP_TIMEOUT:-200}
+declare -A RES
+
+step() { # name timeout logfile command...
+    local name=$1 to=$2 log=$3; shift 3
+    local t=$(date +%s)
+    echo "=== $name ($(date -u +%H:%M:%S))" | tee -a "$log"
+    timeout "$to" "$@" >>"$log" 2>&1
+    local rc=$?
+    RES[$name]="rc=$rc $(( $(date +%s) - t ))s"
+    echo "=== $name: rc=$rc in $(( $(date +%s) - t )) s" | tee -a "$log"
+    return $rc
+}
+
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1; } >"$OUT/build.log" 2>&1
+if [ -n "${TUNE:-}" ]; then # team-size experiment, compiled beside the library
+    mkdir -p build && nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Icuda perf/tune_team.cu -o build/tune_team \
+        >>"$OUT/build.log" 2>&1 &
+    TUNE_PID=$!
+fi
+step build 300 "$OUT/build.log" make -j16 lib build/test/gpu_lu build/perf/bench_gpu \
+    $(ls test/test_*.c | sed 's|test/\(.*\)\.c|build/test/\1|')
+
+if [ -n "${TUNE:-}" ]; then
+    wait $TUNE_PID
+    step tune 100 "$OUT/bench.log" build/tune_team
+    grep "^tune" "$OUT/bench.log"
+fi
+
+step gpu-test "$ST" "$OUT/gpu-test.log" make gpu-test
+grep -E "FAIL|PASS|SKIP|Checks|%:|big batch" "$OUT/gpu-test.log" | head -40
+
+step bench 240 "$OUT/bench.log" env BSOLVE_BENCH_DIR="$OUT" make bench BENCHES=
+
+if [ -z "${SKIP_SANITIZER:-}" ]; then
+    step memcheck 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=1 \
+        compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_lu
+    step racecheck 150 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 \
+        compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_lu
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -6
+fi
+
+if [ -z "${SKIP_CPU_TESTS:-}" ]; then
+    step cpu-test "$ST" "$OUT/cpu-test.log" make test
+fi
+
+{
+    echo "device-run summary ($(( $(date +%s) - T0 )) s total)"
+    for k in build tune gpu-test bench memcheck racecheck cpu-test; do
+        [ -n "${RES[$k]:-}" ] && printf "  %-10s %s\n" "$k" "${RES[$k]}"
+    done
+    grep -E "^(PASS|FAIL)|Checks|failed" "$OUT/gpu-test.log" | tail -12
+    sed -n '/^bandwidth/p' "$OUT/bench.log"
+    sed -n '/^FP64, 1 rhs/,$p' "$OUT/bench.log" | head -22
+    grep -E "host arrays" "$OUT/bench.log"
+    grep "^tune" "$OUT/bench.log"
+} | tee "$OUT/summary.txt"
