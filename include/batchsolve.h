@@ -280,6 +280,131 @@ BSOLVE_API bsolve_status bsolve_ctx_set_stream(bsolve_ctx *ctx, void *stream);
  * BSOLVE_EDEVICE if one of them failed.  A no-op on the CPU backend. */
 BSOLVE_API bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx);
 
+/* ------------------------------------------------------------------------
+ * Tridiagonal systems: gtsv (factor and solve), gttrf / gttrs
+ *
+ * System k is  dl[i] x[i-1] + d[i] x[i] + du[i] x[i+1] = b[i],  i = 0..m-1,
+ * with the three diagonals stored as vectors of length m each, as cuSPARSE
+ * does: dl[0] and du[m-1] are never read (they may hold anything).
+ *
+ * A vector layout says where entry i of column j of system k's vector lives
+ * (j = 0 for the diagonals; j < nrhs for right-hand sides):
+ *
+ *   BSOLVE_TCONTIGUOUS   X[k*stride + i + j*ld]   ld >= m, stride >= ld*columns
+ *   BSOLVE_TINTERLEAVED  X[(i + j*m)*ld + k]      ld >= batch (stride unused)
+ *
+ * CONTIGUOUS is the usual "one grid line after another" layout (set
+ * ld = m for the diagonals); INTERLEAVED stores equation i of every system
+ * contiguously and is the layout in which both backends run fastest.  The
+ * diagonals of one call share one layout (each has its own pointer).
+ *
+ * Methods (bsolve_gtsv_method):
+ *   THOMAS   Gaussian elimination without pivoting (the Thomas algorithm):
+ *            the fastest; only for matrices that need no pivoting (e.g.
+ *            diagonally dominant).  info = j > 0: U(j,j) is exactly zero.
+ *   PARTIAL  Gaussian elimination with partial (row) pivoting, exactly as
+ *            LAPACK's dgtsv/dgttrf choose pivots (no interchange when
+ *            |d| >= |dl|).  info = j > 0: U(j,j) is exactly zero.
+ *   GIVENS   QR factorization by Givens rotations, computed without overflow
+ *            or harmful underflow (scaled as LAPACK's dlartg); the most
+ *            robust.  info = j > 0: R(j,j) is exactly zero.
+ * info is per system as for the dense routines (0, j > 0, or
+ * BSOLVE_INFO_NONFINITE when an entry that is read, diagonals or
+ * right-hand side, is NaN or infinite); the solution of a system with
+ * info != 0 is NaN-filled.
+ *
+ * CUDA backend: many systems are solved one thread per system; when the
+ * batch is too small to fill the GPU (fewer than 64 systems per
+ * multiprocessor) and m >= 2048, each system is split into partitions
+ * solved in parallel (partition method: each partition is eliminated with
+ * the requested method, then a reduced tridiagonal system of one unknown
+ * per partition is solved recursively).  Partitions are pivoted locally; a
+ * system in which that meets a small pivot (below 1/64 of the partition's
+ * largest entry, zero included) or a non-finite entry is re-solved
+ * sequentially, so that results and info keep the meaning above (such
+ * systems, e.g. with zero diagonals, then run at sequential speed).
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    BSOLVE_GTSV_THOMAS = 0,  /* no pivoting */
+    BSOLVE_GTSV_PARTIAL = 1, /* partial pivoting, as LAPACK dgtsv */
+    BSOLVE_GTSV_GIVENS = 2   /* QR by Givens rotations */
+} bsolve_gtsv_method;
+
+typedef enum {
+    BSOLVE_TCONTIGUOUS = 0,
+    BSOLVE_TINTERLEAVED = 1
+} bsolve_tlayout_kind;
+
+typedef struct {
+    bsolve_tlayout_kind kind;
+    int64_t ld;     /* CONTIGUOUS: distance between columns; INTERLEAVED: >= batch */
+    int64_t stride; /* CONTIGUOUS: distance between systems (unused if INTERLEAVED) */
+} bsolve_tlayout;
+
+static inline bsolve_tlayout bsolve_tlayout_contiguous(int64_t ld, int64_t stride)
+{
+    bsolve_tlayout l = {BSOLVE_TCONTIGUOUS, ld, stride};
+    return l;
+}
+static inline bsolve_tlayout bsolve_tlayout_interleaved(int64_t ld)
+{
+    bsolve_tlayout l = {BSOLVE_TINTERLEAVED, ld, 0};
+    return l;
+}
+
+/* Solves T_k X_k = B_k for every system k, overwriting B with X.
+ *   method      THOMAS, PARTIAL or GIVENS (above);
+ *   m           equations per system, 1..INT32_MAX;
+ *   nrhs        right-hand sides per system, >= 1;
+ *   batch       number of systems, >= 0;
+ *   dl, d, du   sub-, main and super-diagonals (m entries each per system,
+ *               layout lt); only read;
+ *   B, lb       the m x nrhs right-hand sides, overwritten with X;
+ *   info        batch entries (see above).
+ * On the CUDA backend every array may be host or device memory; device
+ * memory calls are asynchronous on the context's stream. */
+BSOLVE_API bsolve_status bsolve_dgtsv(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m, int64_t nrhs,
+                                      int64_t batch, const double *dl, const double *d, const double *du,
+                                      bsolve_tlayout lt, double *B, bsolve_tlayout lb, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgtsv(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m, int64_t nrhs,
+                                      int64_t batch, const float *dl, const float *d, const float *du,
+                                      bsolve_tlayout lt, float *B, bsolve_tlayout lb, int32_t *info);
+
+/* A batch of tridiagonal factorizations (opaque, in the backend's layout:
+ * on the GPU for the CUDA backend), for matrices reused with new
+ * right-hand sides.  It holds about 5 reals per equation. */
+typedef struct bsolve_gt bsolve_gt;
+
+/* Allocates a factorization object for `batch` systems of m equations. */
+BSOLVE_API bsolve_status bsolve_gt_create(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method,
+                                          int64_t m, int64_t batch, bsolve_gt **gt);
+
+/* Frees a factorization object; NULL is accepted. */
+BSOLVE_API void bsolve_gt_destroy(bsolve_gt *gt);
+
+/* Factors the batch (dl, d, du in layout lt; only read) into gt.  info as
+ * for gtsv (NONFINITE when a diagonal entry that is read is NaN or Inf). */
+BSOLVE_API bsolve_status bsolve_dgttrf(bsolve_ctx *ctx, const double *dl, const double *d, const double *du,
+                                       bsolve_tlayout lt, bsolve_gt *gt, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgttrf(bsolve_ctx *ctx, const float *dl, const float *d, const float *du,
+                                       bsolve_tlayout lt, bsolve_gt *gt, int32_t *info);
+
+/* Solves with a factorization made by ?gttrf: B (m x nrhs per system, layout
+ * lb) is overwritten with X.  info (may be NULL) receives, per system, the
+ * factorization's info, or BSOLVE_INFO_NONFINITE where that system's B
+ * holds a NaN or an infinity; solutions of systems with info != 0 are NaN. */
+BSOLVE_API bsolve_status bsolve_dgttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, double *B,
+                                       bsolve_tlayout lb, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, float *B,
+                                       bsolve_tlayout lb, int32_t *info);
+
+/* The shape of a tridiagonal factorization object. */
+BSOLVE_API int64_t bsolve_gt_m(const bsolve_gt *gt);
+BSOLVE_API int64_t bsolve_gt_batch(const bsolve_gt *gt);
+BSOLVE_API bsolve_gtsv_method bsolve_gt_method(const bsolve_gt *gt);
+BSOLVE_API bsolve_precision bsolve_gt_precision(const bsolve_gt *gt);
+
 #ifdef __cplusplus
 }
 #endif

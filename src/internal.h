@@ -98,6 +98,35 @@ bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs,
 bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,
                                  int32_t *ipiv, int32_t *jpiv);
 
+/* ==== Tridiagonal solvers (gtsv / gttrf / gttrs) ============================
+ * Front end: src/api_gtsv.c; CPU backend: src/gtsv_cpu.c; CUDA: cuda/gtsv.cu. */
+struct bsolve_gt {
+    bsolve_backend backend;
+    const bsolve_ctx *owner;
+    bsolve_precision prec;
+    bsolve_gtsv_method method;
+    int64_t m, batch;
+    /* Factors, BSI_GT_NF reals per equation and system.  CPU: super-tiles of
+     * WW = BSI_GT_NT * lanes systems (src/gtsv_cpu.h), value q of equation i
+     * of lane l at f[((t*NF + q)*m + i)*WW + l].
+     * CUDA: device memory, interleaved: f[(q*m + i)*ld + k]. */
+    void *f;
+    int32_t *info; /* info of the last gttrf (host on CPU, device on CUDA) */
+    int64_t ld;
+    int factored;
+};
+#define BSI_GT_NF 5 /* multiplier or cosine, swap flag or sine, 1/U(i,i), U(i,i+1), U(i,i+2) */
+
+bsolve_status bsi_cuda_gtsv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method, int64_t m,
+                            int64_t nrhs, int64_t batch, const void *dl, const void *d, const void *du,
+                            bsolve_tlayout lt, void *B, bsolve_tlayout lb, int32_t *info);
+bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt); /* fills f/info/ld */
+void bsi_cuda_gt_free(bsolve_gt *gt);
+bsolve_status bsi_cuda_gttrf(bsolve_ctx *ctx, const void *dl, const void *d, const void *du, bsolve_tlayout lt,
+                             bsolve_gt *gt, int32_t *info);
+bsolve_status bsi_cuda_gttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, void *B, bsolve_tlayout lb,
+                             int32_t *info);
+
 #ifdef __cplusplus
 }
 #endif

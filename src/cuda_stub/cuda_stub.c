@@ -34,3 +34,17 @@ bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs,
 bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,
                                  int32_t *ipiv, int32_t *jpiv)
 { (void)lu; (void)LU; (void)l; (void)ipiv; (void)jpiv; BSI_UNREACHABLE(); }
+
+/* tridiagonal solvers */
+bsolve_status bsi_cuda_gtsv(bsolve_ctx *ctx, bsolve_precision p, bsolve_gtsv_method me, int64_t m, int64_t nrhs,
+                            int64_t b, const void *dl, const void *d, const void *du, bsolve_tlayout lt, void *B,
+                            bsolve_tlayout lb, int32_t *info)
+{ (void)p; (void)me; (void)m; (void)nrhs; (void)b; (void)dl; (void)d; (void)du; (void)lt; (void)B; (void)lb; (void)info; BSI_UNREACHABLE(); }
+bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt) { (void)gt; BSI_UNREACHABLE(); }
+void bsi_cuda_gt_free(bsolve_gt *gt) { (void)gt; }
+bsolve_status bsi_cuda_gttrf(bsolve_ctx *ctx, const void *dl, const void *d, const void *du, bsolve_tlayout lt,
+                             bsolve_gt *gt, int32_t *info)
+{ (void)dl; (void)d; (void)du; (void)lt; (void)gt; (void)info; BSI_UNREACHABLE(); }
+bsolve_status bsi_cuda_gttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, void *B, bsolve_tlayout lb,
+                             int32_t *info)
+{ (void)gt; (void)nrhs; (void)B; (void)lb; (void)info; BSI_UNREACHABLE(); }

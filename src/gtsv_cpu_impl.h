@@ -1,0 +1,507 @@
+/*
+ * gtsv_cpu_impl.h -- precision-generic batched tridiagonal solvers on tiles
+ * of BSI_W systems, one system per SIMD lane; included by gtsv_cpu.c once
+ * per precision between tmpl_on.h and tmpl_off.h.
+ *
+ * Every statement works on a vreal holding equation i of the BSI_W systems
+ * of a tile.  Pivot choices (PARTIAL) and zero tests are compares and
+ * selects, never branches, so the lanes never diverge.
+ *
+ * Elimination step i (i = 0..m-2) combines the current row i (diagonal c0,
+ * super-diagonal c1; the row's other entries are already zero) with the
+ * original row i+1 (dl[i+1], d[i+1], du[i+1]) and produces
+ *   q0, q1      the transformation: THOMAS (multiplier l, 0), PARTIAL
+ *               (multiplier l, interchange flag 1/0), GIVENS (cosine, sine);
+ *   rinv,u1,u2  row i of U (or R): 1/U(i,i) (1 where U(i,i) = 0), U(i,i+1),
+ *               U(i,i+2);
+ * and the new current row i+1.  The same step applied to a right-hand side
+ * turns (b_i, b_{i+1}) into (y_i, b'_{i+1}); back substitution then gives
+ * x_i = (y_i - u1_i x_{i+1} - u2_i x_{i+2}) rinv_i.
+ */
+
+/* Unaligned vector of the precision: direct access to interleaved user data. */
+typedef real FN(gt_vu) __attribute__((vector_size(64), aligned(sizeof(real))));
+#define LDV(p) ((vreal)(*(const FN(gt_vu) *)(p)))
+#define STV(p, v) (*(FN(gt_vu) *)(p) = (FN(gt_vu))(v))
+
+#define GT_MBITS (sizeof(real) == 8 ? 52 : 23)  /* mantissa bits */
+#define GT_EMAXB (sizeof(real) == 8 ? 2046 : 254) /* largest biased exponent of a finite number */
+
+static inline vreal FN(gt_splat)(real x) { return FN(bsi_set1)(x); }
+static inline vreal FN(gt_sqrt)(vreal x)
+{
+#if defined(__AVX512F__)
+    if (sizeof(real) == 8) return (vreal)_mm512_sqrt_pd((__m512d)x);
+    return (vreal)_mm512_sqrt_ps((__m512)x);
+#else
+    vreal r;
+    for (int l = 0; l < BSI_W; l++) r[l] = sizeof(real) == 8 ? sqrt(x[l]) : sqrtf(x[l]);
+    return r;
+#endif
+}
+static inline vmask FN(gt_isel)(vmask m, vmask a, vmask b) { return (m & a) | (~m & b); }
+
+/* One elimination step (see the top of the file). */
+static inline __attribute__((always_inline)) void FN(gt_step)(const int method, vreal *c0, vreal *c1, vreal a,
+                                                             vreal nd, vreal nu, vreal *q0, vreal *q1, vreal *rinv,
+                                                             vreal *u1, vreal *u2, vmask *zero)
+{
+    const vreal one = FN(gt_splat)(1), zro = FN(gt_splat)(0);
+    if (method == BSOLVE_GTSV_THOMAS) {
+        const vmask z = *c0 == zro;
+        const vreal r = one / FN(bsi_sel)(z, one, *c0);
+        const vreal l = a * r;
+        *q0 = l;
+        *q1 = zro;
+        *rinv = r;
+        *u1 = *c1;
+        *u2 = zro;
+        *zero = z;
+        *c0 = nd - l * *c1;
+        *c1 = nu;
+    } else if (method == BSOLVE_GTSV_PARTIAL) {
+        /* As LAPACK dgttrf: no interchange when |d| >= |dl|. */
+        const vmask sw = FN(bsi_abs)(a) > FN(bsi_abs)(*c0);
+        const vreal piv = FN(bsi_sel)(sw, a, *c0), oth = FN(bsi_sel)(sw, *c0, a);
+        const vmask z = piv == zro;
+        const vreal r = one / FN(bsi_sel)(z, one, piv);
+        const vreal l = oth * r; /* 0 when both are zero */
+        const vreal uu1 = FN(bsi_sel)(sw, nd, *c1);
+        *q0 = l;
+        *q1 = FN(bsi_sel)(sw, one, zro);
+        *rinv = r;
+        *u1 = uu1;
+        *u2 = FN(bsi_sel)(sw, nu, zro);
+        *zero = z;
+        *c0 = FN(bsi_sel)(sw, *c1, nd) - l * uu1;
+        *c1 = FN(bsi_sel)(sw, zro - l * nu, nu);
+    } else {
+        /* Givens rotation zeroing a against f = c0, scaled by an exact power
+         * of two 2^-e (u = max(|f|, |a|) in [2^e, 2^(e+1))) so that neither
+         * the squares overflow nor small entries flush to zero (dlartg). */
+        const vreal f = *c0;
+        const vreal u = FN(bsi_sel)(FN(bsi_abs)(f) > FN(bsi_abs)(a), FN(bsi_abs)(f), FN(bsi_abs)(a));
+        vmask eb = (vmask)u >> GT_MBITS;
+        const vmask lo = (vmask){0} + 1, hi = (vmask){0} + (GT_EMAXB - 1);
+        eb = FN(gt_isel)(eb < lo, lo, eb);
+        eb = FN(gt_isel)(eb > hi, hi, eb);
+        const vreal sc = (vreal)(((vmask){0} + GT_EMAXB - eb) << GT_MBITS); /* 2^-e */
+        const vreal fs = f * sc, gs = a * sc;
+        const vreal dsq = FN(gt_sqrt)(fs * fs + gs * gs);
+        const vmask z = dsq == zro;
+        const vreal idd = one / FN(bsi_sel)(z, one, dsq);
+        const vreal c = FN(bsi_sel)(z, one, fs * idd), s = gs * idd;
+        *q0 = c;
+        *q1 = s;
+        *rinv = FN(bsi_sel)(z, one, idd * sc);
+        *u1 = c * *c1 + s * nd;
+        *u2 = s * nu;
+        *zero = z;
+        *c0 = c * nd - s * *c1;
+        *c1 = c * nu;
+    }
+}
+
+/* The step's transformation applied to one right-hand side: (bc, nb) is
+ * (b_i, b_{i+1}) on entry; returns y_i, leaves b'_{i+1} in *nb. */
+static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method, vreal q0, vreal q1, vreal bc,
+                                                                vreal *nb)
+{
+    if (method == BSOLVE_GTSV_THOMAS) {
+        *nb -= q0 * bc;
+        return bc;
+    }
+    if (method == BSOLVE_GTSV_PARTIAL) {
+        const vmask sw = q1 != FN(gt_splat)(0);
+        const vreal y = FN(bsi_sel)(sw, *nb, bc);
+        *nb = FN(bsi_sel)(sw, bc, *nb) - q0 * y;
+        return y;
+    }
+    const vreal y = q0 * bc + q1 * *nb;
+    *nb = q0 * *nb - q1 * bc;
+    return y;
+}
+
+/* A super-tile is BSI_GT_NT tiles of BSI_W lanes swept together: their
+ * elimination chains are independent, which hides the latency of the
+ * division (THOMAS/PARTIAL) or square root (GIVENS) that each step waits
+ * for.  Equation i of system (lane) l of a super-tile is at [i*WW + l]. */
+#define NT BSI_GT_NT
+#define WW (BSI_W * BSI_GT_NT)
+
+/* Factors one super-tile (diagonals at dl/d/du, equation i at +i*es) and,
+ * when B is given, transforms its nrhs columns (equation i of column j at
+ * B + i*bes + j*bcs) into y on the way.  Writes the five factor planes into
+ * F (plane q at F + q*m*WW) when F is not NULL; otherwise only rinv/u1/u2
+ * into the three planes of R.  info[t] receives the per-lane info (0 or
+ * j > 0); probe[t] accumulates x*0 over every entry read (NaN iff one is
+ * not finite). */
+static inline __attribute__((always_inline)) void FN(gt_forward)(const int method, const int64_t m, const real *dl,
+                                                                 const real *d, const real *du, const int64_t es,
+                                                                 real *restrict F, real *restrict R, real *B,
+                                                                 const int64_t bes, const int64_t bcs, const int nrhs,
+                                                                 vreal *info, vreal *probe)
+{
+    const vreal zro = FN(gt_splat)(0);
+    const int64_t mw = m * WW;
+    real *P0 = F ? F : NULL, *P1 = F ? F + mw : NULL;
+    real *Pr = F ? F + 2 * mw : R, *Pu1 = F ? F + 3 * mw : R + mw, *Pu2 = F ? F + 4 * mw : R + 2 * mw;
+    vreal inf[NT], pr[NT], c0[NT], c1[NT];
+    for (int t = 0; t < NT; t++) {
+        inf[t] = zro;
+        c0[t] = LDV(d + t * BSI_W);
+        c1[t] = m > 1 ? LDV(du + t * BSI_W) : zro;
+        pr[t] = c0[t] * 0 + c1[t] * 0;
+        if (B)
+            for (int j = 0; j < nrhs; j++) pr[t] += LDV(B + j * bcs + t * BSI_W) * 0;
+    }
+    for (int64_t i = 0; i + 1 < m; i++) {
+        for (int t = 0; t < NT; t++) {
+            const int64_t o = (i + 1) * es + t * BSI_W;
+            if (es != WW) {
+                /* direct interleaved rows: one stream per row and array, too
+                 * many for the hardware prefetcher; fetch the next
+                 * super-tile's lines a whole sweep ahead */
+                __builtin_prefetch(dl + o + WW);
+                __builtin_prefetch(d + o + WW);
+                __builtin_prefetch(du + o + WW);
+            }
+            if (B && bes != WW)
+                for (int j = 0; j < nrhs; j++) __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + WW, 1);
+            const vreal a = LDV(dl + o), nd = LDV(d + o);
+            const vreal nu = i + 2 < m ? LDV(du + o) : zro;
+            pr[t] += a * 0 + nd * 0 + nu * 0;
+            vreal q0, q1, r, u1, u2;
+            vmask z;
+            FN(gt_step)(method, &c0[t], &c1[t], a, nd, nu, &q0, &q1, &r, &u1, &u2, &z);
+            inf[t] = FN(bsi_sel)(z & (inf[t] == zro), FN(gt_splat)((real)(i + 1)), inf[t]);
+            const int64_t w = i * WW + t * BSI_W;
+            if (F) {
+                *(vreal *)(P0 + w) = q0;
+                *(vreal *)(P1 + w) = q1;
+            }
+            *(vreal *)(Pr + w) = r;
+            *(vreal *)(Pu1 + w) = u1;
+            *(vreal *)(Pu2 + w) = u2;
+            if (B)
+                for (int j = 0; j < nrhs; j++) {
+                    real *bj = B + j * bcs + i * bes + t * BSI_W;
+                    vreal nb = LDV(bj + bes);
+                    pr[t] += nb * 0;
+                    const vreal y = FN(gt_apply)(method, q0, q1, LDV(bj), &nb);
+                    STV(bj, y);
+                    STV(bj + bes, nb);
+                }
+        }
+    }
+    const vreal one = FN(gt_splat)(1);
+    for (int t = 0; t < NT; t++) {
+        const vmask z = c0[t] == zro;
+        const int64_t w = (m - 1) * WW + t * BSI_W;
+        info[t] = FN(bsi_sel)(z & (inf[t] == zro), FN(gt_splat)((real)m), inf[t]);
+        *(vreal *)(Pr + w) = one / FN(bsi_sel)(z, one, c0[t]);
+        *(vreal *)(Pu1 + w) = zro;
+        *(vreal *)(Pu2 + w) = zro;
+        if (F) {
+            *(vreal *)(P0 + w) = zro;
+            *(vreal *)(P1 + w) = zro;
+        }
+        probe[t] += pr[t];
+    }
+}
+
+/* Applies the stored transformations (planes q0, q1 of F) to B. */
+static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int method, const int64_t m,
+                                                                   const real *restrict F, real *B,
+                                                                   const int64_t bes, const int64_t bcs,
+                                                                   const int nrhs, vreal *probe)
+{
+    const int64_t mw = m * WW;
+    for (int j = 0; j < nrhs; j++) {
+        real *bj = B + j * bcs;
+        vreal bc[NT];
+        for (int t = 0; t < NT; t++) {
+            bc[t] = LDV(bj + t * BSI_W);
+            probe[t] += bc[t] * 0;
+        }
+        for (int64_t i = 0; i + 1 < m; i++)
+            for (int t = 0; t < NT; t++) {
+                vreal nb = LDV(bj + (i + 1) * bes + t * BSI_W);
+                probe[t] += nb * 0;
+                const int64_t w = i * WW + t * BSI_W;
+                const vreal y = FN(gt_apply)(method, *(const vreal *)(F + w), *(const vreal *)(F + mw + w), bc[t], &nb);
+                STV(bj + i * bes + t * BSI_W, y);
+                bc[t] = nb;
+            }
+        for (int t = 0; t < NT; t++) STV(bj + (m - 1) * bes + t * BSI_W, bc[t]);
+    }
+}
+
+/* Back substitution with planes rinv/u1/u2 at R, R + m*WW, R + 2*m*WW;
+ * lanes where `fail` is set receive NaN. */
+static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, const real *restrict R, real *B,
+                                                              const int64_t bes, const int64_t bcs, const int nrhs,
+                                                              const vmask *fail)
+{
+    const int64_t mw = m * WW;
+    const vreal nan = FN(gt_splat)((real)NAN);
+    for (int j = 0; j < nrhs; j++) {
+        real *bj = B + j * bcs;
+        vreal x1[NT], x2[NT];
+        for (int t = 0; t < NT; t++) x1[t] = x2[t] = FN(gt_splat)(0);
+        for (int64_t i = m - 1; i >= 0; i--)
+            for (int t = 0; t < NT; t++) {
+                const real *q = R + i * WW + t * BSI_W;
+                real *bo = bj + i * bes + t * BSI_W;
+                const vreal x = (LDV(bo) - *(const vreal *)(q + mw) * x1[t] - *(const vreal *)(q + 2 * mw) * x2[t]) *
+                                *(const vreal *)q;
+                STV(bo, FN(bsi_sel)(fail[t], nan, x));
+                x2[t] = x1[t];
+                x1[t] = x;
+            }
+    }
+}
+
+/* Final info of a tile from the elimination info and the probe. */
+static inline vreal FN(gt_final_info)(vreal info, vreal probe)
+{
+    return FN(bsi_sel)(probe != probe, FN(gt_splat)(-1), info);
+}
+
+/* ---- packing: WW systems of `cols` m-vectors <-> one super-tile ----------- */
+
+static void FN(gt_pack)(real *restrict t, const real *restrict src, bsolve_tlayout l, int64_t m, int cols, int64_t k0,
+                        int count, real pad)
+{
+    for (int j = 0; j < cols; j++) {
+        real *tj = t + (int64_t)j * m * WW;
+        if (l.kind == BSOLVE_TCONTIGUOUS) {
+            for (int ln = 0; ln < count; ln++) {
+                const real *s = src + (k0 + ln) * l.stride + (int64_t)j * l.ld;
+                for (int64_t i = 0; i < m; i++) tj[i * WW + ln] = s[i];
+            }
+        } else {
+            for (int64_t i = 0; i < m; i++) {
+                const real *s = src + ((int64_t)j * m + i) * l.ld + k0;
+                for (int ln = 0; ln < count; ln++) tj[i * WW + ln] = s[ln];
+            }
+        }
+        for (int64_t i = 0; i < m; i++)
+            for (int ln = count; ln < WW; ln++) tj[i * WW + ln] = pad;
+    }
+}
+
+static void FN(gt_unpack)(const real *restrict t, real *restrict dst, bsolve_tlayout l, int64_t m, int cols,
+                          int64_t k0, int count)
+{
+    for (int j = 0; j < cols; j++) {
+        const real *tj = t + (int64_t)j * m * WW;
+        if (l.kind == BSOLVE_TCONTIGUOUS) {
+            for (int ln = 0; ln < count; ln++) {
+                real *s = dst + (k0 + ln) * l.stride + (int64_t)j * l.ld;
+                for (int64_t i = 0; i < m; i++) s[i] = tj[i * WW + ln];
+            }
+        } else {
+            for (int64_t i = 0; i < m; i++) {
+                real *s = dst + ((int64_t)j * m + i) * l.ld + k0;
+                for (int ln = 0; ln < count; ln++) s[ln] = tj[i * WW + ln];
+            }
+        }
+    }
+}
+
+/* A super-tile's diagonals: direct pointers into interleaved user data for a
+ * full super-tile, otherwise packed into `pk` (3 planes of m*WW). */
+static void FN(gt_diags)(const real *dl, const real *d, const real *du, bsolve_tlayout lt, int64_t m, int64_t k0,
+                         int count, real *pk, const real **pdl, const real **pd, const real **pdu, int64_t *es)
+{
+    if (lt.kind == BSOLVE_TINTERLEAVED && count == WW) {
+        *pdl = dl + k0;
+        *pd = d + k0;
+        *pdu = du + k0;
+        *es = lt.ld;
+        return;
+    }
+    const int64_t mw = m * WW;
+    FN(gt_pack)(pk, dl, lt, m, 1, k0, count, 0);
+    FN(gt_pack)(pk + mw, d, lt, m, 1, k0, count, 1);
+    FN(gt_pack)(pk + 2 * mw, du, lt, m, 1, k0, count, 0);
+    *pdl = pk;
+    *pd = pk + mw;
+    *pdu = pk + 2 * mw;
+    *es = WW;
+}
+
+static void FN(gt_store_info)(int32_t *info, int64_t k0, int count, const vreal *v)
+{
+    for (int l = 0; l < count; l++) info[k0 + l] = (int32_t)v[l / BSI_W][l % BSI_W];
+}
+
+/* ---- gtsv ---------------------------------------------------------------- */
+
+static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method, int64_t m, int nrhs, const real *dl,
+                                                                const real *d, const real *du, bsolve_tlayout lt,
+                                                                real *B, bsolve_tlayout lb, int32_t *info, int64_t k0,
+                                                                int count, real *ws)
+{
+    const int64_t mw = m * WW;
+    real *R = ws, *pk = ws + 3 * mw, *pb = ws + 6 * mw;
+    const real *pdl, *pd, *pdu;
+    int64_t es;
+    FN(gt_diags)(dl, d, du, lt, m, k0, count, pk, &pdl, &pd, &pdu, &es);
+    real *bb;
+    int64_t bes, bcs;
+    const int direct_b = lb.kind == BSOLVE_TINTERLEAVED && count == WW;
+    if (direct_b) {
+        bb = B + k0;
+        bes = lb.ld;
+        bcs = m * lb.ld;
+    } else {
+        FN(gt_pack)(pb, B, lb, m, nrhs, k0, count, 0);
+        bb = pb;
+        bes = WW;
+        bcs = mw;
+    }
+    vreal probe[NT], inf[NT];
+    vmask fail[NT];
+    for (int t = 0; t < NT; t++) probe[t] = FN(gt_splat)(0);
+    FN(gt_forward)(method, m, pdl, pd, pdu, es, NULL, R, bb, bes, bcs, nrhs, inf, probe);
+    for (int t = 0; t < NT; t++) {
+        inf[t] = FN(gt_final_info)(inf[t], probe[t]);
+        fail[t] = inf[t] != FN(gt_splat)(0);
+    }
+    FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail);
+    if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, count);
+    FN(gt_store_info)(info, k0, count, inf);
+}
+
+static bsolve_status FN(gtsv_cpu)(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m, int nrhs, int64_t batch,
+                                  const real *dl, const real *d, const real *du, bsolve_tlayout lt, real *B,
+                                  bsolve_tlayout lb, int32_t *info)
+{
+    const int64_t ntiles = (batch + WW - 1) / WW, mw = m * WW;
+    const size_t per = ((size_t)(6 + nrhs) * mw * sizeof(real) + 63) / 64 * 64;
+    const int nth = bsi_cpu_threads(ctx, ntiles);
+    char *ws = bsi_workspace(ctx, per * nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gtsv: out of memory for the workspace (%zu bytes)", per * nth);
+#pragma omp parallel num_threads(nth)
+    {
+        real *w = (real *)(ws + per * omp_get_thread_num());
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < ntiles; t++) {
+            const int64_t k0 = t * WW;
+            const int cnt = batch - k0 < WW ? (int)(batch - k0) : WW;
+            switch (method) {
+            case BSOLVE_GTSV_THOMAS:
+                FN(gtsv_tile)(BSOLVE_GTSV_THOMAS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, w);
+                break;
+            case BSOLVE_GTSV_PARTIAL:
+                FN(gtsv_tile)(BSOLVE_GTSV_PARTIAL, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, w);
+                break;
+            default:
+                FN(gtsv_tile)(BSOLVE_GTSV_GIVENS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, w);
+                break;
+            }
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+/* ---- gttrf / gttrs --------------------------------------------------------- */
+
+static bsolve_status FN(gttrf_cpu)(bsolve_ctx *ctx, const real *dl, const real *d, const real *du, bsolve_tlayout lt,
+                                   bsolve_gt *gt, int32_t *info)
+{
+    const int64_t m = gt->m, batch = gt->batch, ntiles = (batch + WW - 1) / WW, mw = m * WW;
+    const size_t per = ((size_t)3 * mw * sizeof(real) + 63) / 64 * 64;
+    const int nth = bsi_cpu_threads(ctx, ntiles);
+    char *ws = bsi_workspace(ctx, per * nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gttrf: out of memory for the workspace");
+    real *F = (real *)gt->f;
+    const int method = gt->method;
+#pragma omp parallel num_threads(nth)
+    {
+        real *pk = (real *)(ws + per * omp_get_thread_num());
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < ntiles; t++) {
+            const int64_t k0 = t * WW;
+            const int cnt = batch - k0 < WW ? (int)(batch - k0) : WW;
+            const real *pdl, *pd, *pdu;
+            int64_t es;
+            FN(gt_diags)(dl, d, du, lt, m, k0, cnt, pk, &pdl, &pd, &pdu, &es);
+            real *Ft = F + t * BSI_GT_NF * mw;
+            vreal probe[NT], inf[NT];
+            for (int q = 0; q < NT; q++) probe[q] = FN(gt_splat)(0);
+            if (method == BSOLVE_GTSV_THOMAS)
+                FN(gt_forward)(BSOLVE_GTSV_THOMAS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, inf, probe);
+            else if (method == BSOLVE_GTSV_PARTIAL)
+                FN(gt_forward)(BSOLVE_GTSV_PARTIAL, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, inf, probe);
+            else
+                FN(gt_forward)(BSOLVE_GTSV_GIVENS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, inf, probe);
+            for (int q = 0; q < NT; q++) inf[q] = FN(gt_final_info)(inf[q], probe[q]);
+            FN(gt_store_info)(gt->info, k0, cnt, inf);
+            FN(gt_store_info)(info, k0, cnt, inf);
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrhs, real *B, bsolve_tlayout lb,
+                                   int32_t *info)
+{
+    const int64_t m = gt->m, batch = gt->batch, ntiles = (batch + WW - 1) / WW, mw = m * WW;
+    const size_t per = ((size_t)nrhs * mw * sizeof(real) + 63) / 64 * 64;
+    const int nth = bsi_cpu_threads(ctx, ntiles);
+    char *ws = bsi_workspace(ctx, per * nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gttrs: out of memory for the workspace");
+    const real *F = (const real *)gt->f;
+    const int method = gt->method;
+#pragma omp parallel num_threads(nth)
+    {
+        real *pb = (real *)(ws + per * omp_get_thread_num());
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < ntiles; t++) {
+            const int64_t k0 = t * WW;
+            const int cnt = batch - k0 < WW ? (int)(batch - k0) : WW;
+            const int direct_b = lb.kind == BSOLVE_TINTERLEAVED && cnt == WW;
+            real *bb;
+            int64_t bes, bcs;
+            if (direct_b) {
+                bb = B + k0;
+                bes = lb.ld;
+                bcs = m * lb.ld;
+            } else {
+                FN(gt_pack)(pb, B, lb, m, nrhs, k0, cnt, 0);
+                bb = pb;
+                bes = WW;
+                bcs = mw;
+            }
+            const real *Ft = F + t * BSI_GT_NF * mw;
+            vreal probe[NT], inf[NT];
+            vmask fail[NT];
+            for (int q = 0; q < NT; q++) probe[q] = FN(gt_splat)(0);
+            if (method == BSOLVE_GTSV_THOMAS)
+                FN(gt_apply_all)(BSOLVE_GTSV_THOMAS, m, Ft, bb, bes, bcs, nrhs, probe);
+            else if (method == BSOLVE_GTSV_PARTIAL)
+                FN(gt_apply_all)(BSOLVE_GTSV_PARTIAL, m, Ft, bb, bes, bcs, nrhs, probe);
+            else
+                FN(gt_apply_all)(BSOLVE_GTSV_GIVENS, m, Ft, bb, bes, bcs, nrhs, probe);
+            for (int l = 0; l < WW; l++) inf[l / BSI_W][l % BSI_W] = l < cnt ? (real)gt->info[k0 + l] : 0;
+            for (int q = 0; q < NT; q++) {
+                inf[q] = FN(gt_final_info)(inf[q], probe[q]);
+                fail[q] = inf[q] != FN(gt_splat)(0);
+            }
+            FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail);
+            if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, cnt);
+            if (info) FN(gt_store_info)(info, k0, cnt, inf);
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+#undef NT
+#undef WW
+#undef LDV
+#undef STV
+#undef GT_MBITS
+#undef GT_EMAXB

@@ -1,0 +1,289 @@
+/*
+ * gpu_gtsv.c -- GPU-only checks of the CUDA tridiagonal solvers (make gpu-test).
+ *
+ *   - many systems (m = 1..1024, batch 1000+ not a multiple of 32), every
+ *     method, s and d, contiguous and interleaved: device pointers on a
+ *     user stream, host pointers and the CPU backend agree (info identical,
+ *     host/device-pointer results bit-identical, solutions close to the
+ *     CPU's), backward-error ratio < 30, singular and NaN/Inf systems get
+ *     the CPU's info and all-NaN solutions;
+ *   - few long systems (the partition method): m = 2^16..2^20, batch 1..17,
+ *     every method, checked by residual (long double) and against the CPU
+ *     backend; random and zero-diagonal systems (small pivots inside
+ *     partitions: the sequential fallback), singular and non-finite ones;
+ *   - gttrf + gttrs on device pointers agree with gtsv.
+ * BSOLVE_TEST_QUICK=1 shrinks the sizes (compute-sanitizer runs).
+ * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batchsolve.h"
+
+#if defined(__has_include)
+#if __has_include(<cuda_runtime.h>)
+#include <cuda_runtime.h>
+#define HAVE_CUDART 1
+#endif
+#endif
+
+static long nfail, nchecks;
+static int quick;
+#define CHECK(cond, ...)                                             \
+    do {                                                             \
+        nchecks++;                                                   \
+        if (!(cond)) {                                               \
+            if (nfail++ < 30) {                                      \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+                fprintf(stderr, __VA_ARGS__);                        \
+                fprintf(stderr, "\n");                               \
+            }                                                        \
+        }                                                            \
+    } while (0)
+
+#ifndef HAVE_CUDART
+int main(void)
+{
+    bsolve_ctx *ctx = NULL;
+    if (bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CUDA) == BSOLVE_ENODEVICE) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    printf("SKIP: built without the CUDA runtime headers\n");
+    bsolve_ctx_destroy(ctx);
+    return 0;
+}
+#else
+
+static uint64_t rng_s = 88172645463325252ULL;
+static double urand(void) /* (-1, 1), never 0 */
+{
+    rng_s ^= rng_s << 13, rng_s ^= rng_s >> 7, rng_s ^= rng_s << 17;
+    double u = ((rng_s >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+    return 2 * u - 1;
+}
+
+enum { DIAGDOM, RANDOM, ZERODIAG };
+
+/* Diagonals and rhs of `batch` systems, contiguous (system k at k*m), double. */
+static void gen(int fam, int64_t m, int64_t nrhs, int64_t batch, double *dl, double *d, double *du, double *b)
+{
+    for (int64_t k = 0; k < batch; k++)
+        for (int64_t i = 0; i < m; i++) {
+            const int64_t o = k * m + i;
+            dl[o] = urand(), du[o] = urand();
+            if (fam == DIAGDOM) {
+                const double s = fabs(dl[o]) + fabs(du[o]) + 1 + fabs(urand());
+                d[o] = urand() > 0 ? s : -s;
+            } else if (fam == ZERODIAG) {
+                d[o] = 0;
+                if (i % 2 == 0) dl[o] *= 0.5, du[o] += du[o] < 0 ? -1 : 1;
+                else du[o] *= 0.5, dl[o] += dl[o] < 0 ? -1 : 1;
+            } else {
+                d[o] = urand();
+            }
+        }
+    for (int64_t i = 0; i < m * nrhs * batch; i++) b[i] = urand();
+}
+
+static double bwd(int64_t m, const double *dl, const double *d, const double *du, const double *b, const double *x,
+                  double eps)
+{
+    long double rmax = 0, an = 0, xn = 0;
+    for (int64_t i = 0; i < m; i++) {
+        if (!isfinite(x[i])) return INFINITY;
+        long double s = (long double)d[i] * x[i], a = fabsl((long double)d[i]);
+        if (i > 0) s += (long double)dl[i] * x[i - 1], a += fabsl((long double)dl[i]);
+        if (i + 1 < m) s += (long double)du[i] * x[i + 1], a += fabsl((long double)du[i]);
+        long double r = fabsl(b[i] - s);
+        if (r > rmax) rmax = r;
+        if (a > an) an = a;
+        if (fabsl((long double)x[i]) > xn) xn = fabsl((long double)x[i]);
+    }
+    return rmax == 0 ? 0 : (double)(rmax / (m * eps * an * xn));
+}
+
+/* Layout conversion of the contiguous double reference into the test layout
+ * and precision (es = 4 or 8). */
+static int64_t off(bsolve_tlayout l, int64_t m, int64_t i, int64_t j, int64_t k)
+{
+    return l.kind == BSOLVE_TCONTIGUOUS ? k * l.stride + j * l.ld + i : (i + j * m) * l.ld + k;
+}
+static int64_t span(bsolve_tlayout l, int64_t m, int64_t cols, int64_t batch)
+{
+    return l.kind == BSOLVE_TCONTIGUOUS ? (batch - 1) * l.stride + (cols - 1) * l.ld + m : (cols * m - 1) * l.ld + batch;
+}
+static void *to_layout(const double *x, int64_t m, int64_t cols, int64_t batch, bsolve_tlayout l, int sp)
+{
+    const int64_t n = span(l, m, cols, batch);
+    void *p = calloc((size_t)n, sp ? 4 : 8);
+    for (int64_t k = 0; k < batch; k++)
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t i = 0; i < m; i++) {
+                const double v = x[(k * cols + j) * m + i];
+                if (sp) ((float *)p)[off(l, m, i, j, k)] = (float)v;
+                else ((double *)p)[off(l, m, i, j, k)] = v;
+            }
+    return p;
+}
+static double get(const void *p, int sp, int64_t o) { return sp ? ((const float *)p)[o] : ((const double *)p)[o]; }
+
+static void *to_dev(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    if (cudaMalloc(&d, bytes ? bytes : 1) != cudaSuccess) return NULL;
+    cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    return d;
+}
+
+static bsolve_status gtsv(bsolve_ctx *c, int sp, int me, int64_t m, int64_t nrhs, int64_t batch, const void *dl,
+                          const void *d, const void *du, bsolve_tlayout lt, void *B, bsolve_tlayout lb, int32_t *info)
+{
+    if (sp) return bsolve_sgtsv(c, (bsolve_gtsv_method)me, m, nrhs, batch, dl, d, du, lt, B, lb, info);
+    return bsolve_dgtsv(c, (bsolve_gtsv_method)me, m, nrhs, batch, dl, d, du, lt, B, lb, info);
+}
+
+/* One case: CPU backend, CUDA host pointers, CUDA device pointers (and
+ * gttrf + gttrs on device pointers when trf). */
+static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, int sp, int me, int fam, int64_t m, int64_t nrhs,
+                     int64_t batch, int lkind, int inject, int trf, double bwd_max)
+{
+    const bsolve_tlayout lt = lkind ? bsolve_tlayout_interleaved(batch + 1) : bsolve_tlayout_contiguous(m, m + 1);
+    const bsolve_tlayout lb = lkind ? bsolve_tlayout_contiguous(m, m * nrhs) : bsolve_tlayout_interleaved(batch);
+    const size_t es = sp ? 4 : 8;
+    double *dl = malloc(8 * m * batch), *d = malloc(8 * m * batch), *du = malloc(8 * m * batch);
+    double *b = malloc(8 * m * nrhs * batch);
+    gen(fam, m, nrhs, batch, dl, d, du, b);
+    if (sp)
+        for (int64_t i = 0; i < m * batch; i++) dl[i] = (float)dl[i], d[i] = (float)d[i], du[i] = (float)du[i];
+    if (sp)
+        for (int64_t i = 0; i < m * nrhs * batch; i++) b[i] = (float)b[i];
+    if (inject && batch > 2) { /* a singular system (zero column) and a NaN one */
+        const int64_t k = batch / 2, j = m / 3;
+        d[k * m + j] = 0;
+        if (j + 1 < m) dl[k * m + j + 1] = 0;
+        if (j > 0) du[k * m + j - 1] = 0;
+        b[(batch - 1) * m * nrhs + m / 2] = NAN;
+    }
+    void *hl = to_layout(dl, m, 1, batch, lt, sp), *hd = to_layout(d, m, 1, batch, lt, sp);
+    void *hu = to_layout(du, m, 1, batch, lt, sp), *hb = to_layout(b, m, nrhs, batch, lb, sp);
+    const int64_t ts = span(lt, m, 1, batch), bs = span(lb, m, nrhs, batch);
+    void *Bc = malloc(bs * es), *Bh = malloc(bs * es), *Bd = malloc(bs * es);
+    memcpy(Bc, hb, bs * es), memcpy(Bh, hb, bs * es);
+    int32_t *ic = malloc(4 * batch), *ih = malloc(4 * batch), *id = malloc(4 * batch);
+    for (int64_t k = 0; k < batch; k++) ic[k] = ih[k] = id[k] = 12345;
+    bsolve_status s = gtsv(cpu, sp, me, m, nrhs, batch, hl, hd, hu, lt, Bc, lb, ic);
+    CHECK(s == 0, "cpu: %s", bsolve_ctx_message(cpu));
+    s = gtsv(gpu, sp, me, m, nrhs, batch, hl, hd, hu, lt, Bh, lb, ih);
+    CHECK(s == 0, "cuda host: %s", bsolve_ctx_message(gpu));
+    /* device pointers on a user stream */
+    void *dL = to_dev(hl, ts * es), *dD = to_dev(hd, ts * es), *dU = to_dev(hu, ts * es), *dB = to_dev(hb, bs * es);
+    int32_t *dI = NULL;
+    cudaMalloc((void **)&dI, 4 * batch);
+    cudaStream_t st;
+    cudaStreamCreate(&st);
+    bsolve_ctx_set_stream(gpu, st);
+    if (!trf) {
+        s = gtsv(gpu, sp, me, m, nrhs, batch, dL, dD, dU, lt, dB, lb, dI);
+        CHECK(s == 0, "cuda device: %s", bsolve_ctx_message(gpu));
+    } else {
+        bsolve_gt *gt = NULL;
+        int32_t *dF = NULL;
+        cudaMalloc((void **)&dF, 4 * batch);
+        s = bsolve_gt_create(gpu, sp ? BSOLVE_PREC_S : BSOLVE_PREC_D, (bsolve_gtsv_method)me, m, batch, &gt);
+        CHECK(s == 0, "gt_create: %s", bsolve_ctx_message(gpu));
+        s = sp ? bsolve_sgttrf(gpu, dL, dD, dU, lt, gt, dF) : bsolve_dgttrf(gpu, dL, dD, dU, lt, gt, dF);
+        CHECK(s == 0, "gttrf: %s", bsolve_ctx_message(gpu));
+        s = sp ? bsolve_sgttrs(gpu, gt, nrhs, dB, lb, dI) : bsolve_dgttrs(gpu, gt, nrhs, dB, lb, dI);
+        CHECK(s == 0, "gttrs: %s", bsolve_ctx_message(gpu));
+        bsolve_ctx_synchronize(gpu);
+        bsolve_gt_destroy(gt);
+        cudaFree(dF);
+    }
+    CHECK(bsolve_ctx_synchronize(gpu) == 0, "synchronize: %s", bsolve_ctx_message(gpu));
+    bsolve_ctx_set_stream(gpu, NULL);
+    cudaStreamDestroy(st);
+    cudaMemcpy(Bd, dB, bs * es, cudaMemcpyDeviceToHost);
+    cudaMemcpy(id, dI, 4 * batch, cudaMemcpyDeviceToHost);
+    const double eps = sp ? 1.1920929e-07 : 2.220446049250313e-16;
+    double *x = malloc(8 * m), *xc = malloc(8 * m), worst = 0, wdiff = 0;
+    for (int64_t k = 0; k < batch; k++) {
+        CHECK(ih[k] == ic[k] && id[k] == ic[k], "m=%lld system %lld: info cpu %d, cuda host %d, cuda device %d",
+              (long long)m, (long long)k, ic[k], ih[k], id[k]);
+        for (int64_t j = 0; j < nrhs; j++) {
+            int allnan = 1;
+            for (int64_t i = 0; i < m; i++) {
+                const int64_t o = off(lb, m, i, j, k);
+                x[i] = get(Bd, sp, o), xc[i] = get(Bc, sp, o);
+                if (!trf) CHECK(!memcmp((char *)Bh + o * es, (char *)Bd + o * es, es) || (isnan(x[i]) && isnan(get(Bh, sp, o))),
+                                "host and device pointers differ (system %lld)", (long long)k);
+                allnan &= isnan(x[i]) != 0;
+            }
+            if (id[k] != 0) {
+                CHECK(allnan, "system %lld (info %d) not NaN-filled", (long long)k, id[k]);
+                continue;
+            }
+            const double r = bwd(m, dl + k * m, d + k * m, du + k * m, b + (k * nrhs + j) * m, x, eps);
+            if (r > worst) worst = r;
+            if (fam == DIAGDOM)
+                for (int64_t i = 0; i < m; i++)
+                    if (fabs(x[i] - xc[i]) > wdiff) wdiff = fabs(x[i] - xc[i]);
+        }
+    }
+    CHECK(worst < bwd_max, "%s method %d fam %d m=%lld batch=%lld nrhs=%lld layout %d: backward error ratio %.3g",
+          sp ? "s" : "d", me, fam, (long long)m, (long long)batch, (long long)nrhs, lkind, worst);
+    if (fam == DIAGDOM)
+        CHECK(wdiff < 1e4 * eps, "m=%lld: differs from the CPU backend by %.3g", (long long)m, wdiff);
+    printf("  %s %-7s %-8s m=%-8lld batch=%-5lld nrhs=%lld %s%s: bwd %.2f, |x-x_cpu| %.2g\n", sp ? "s" : "d",
+           me == 0 ? "thomas" : me == 1 ? "partial" : "givens", fam == DIAGDOM ? "diagdom" : fam == RANDOM ? "random" : "zerodiag",
+           (long long)m, (long long)batch, (long long)nrhs, lkind ? "inter" : "contig", trf ? " trf" : "", worst, wdiff);
+    fflush(stdout);
+    free(x), free(xc), free(dl), free(d), free(du), free(b), free(hl), free(hd), free(hu), free(hb);
+    free(Bc), free(Bh), free(Bd), free(ic), free(ih), free(id);
+    cudaFree(dL), cudaFree(dD), cudaFree(dU), cudaFree(dB), cudaFree(dI);
+}
+
+int main(void)
+{
+    bsolve_ctx *gpu = NULL, *cpu = NULL;
+    if (bsolve_ctx_create(&gpu, BSOLVE_BACKEND_CUDA) == BSOLVE_ENODEVICE) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    const char *q = getenv("BSOLVE_TEST_QUICK");
+    quick = q && *q && strcmp(q, "0");
+    bsolve_ctx_create(&cpu, BSOLVE_BACKEND_CPU);
+    printf("many systems\n");
+    const int64_t ms[] = {1, 2, 3, 8, 33, 64, 257, 1024};
+    for (int im = 0; im < 8; im++)
+        for (int sp = 0; sp < 2; sp++)
+            for (int me = 0; me < 3; me++) {
+                const int64_t m = ms[im], batch = quick ? 101 : 1003 + (m > 100 ? 0 : 2000);
+                const int fam = me == 0 ? DIAGDOM : (im % 2 ? RANDOM : DIAGDOM);
+                run_case(cpu, gpu, sp, me, fam, m, 1 + im % 3, batch, (im + me) % 2, 1, 0, 30);
+                if (im % 3 == 0) run_case(cpu, gpu, sp, me, fam, m, 2, batch, (im + me + 1) % 2, 1, 1, 30);
+            }
+    printf("few long systems (partition method)\n");
+    const int64_t lm[] = {1 << 16, 1 << 18, 1 << 20};
+    const int64_t lb[] = {1, 3, 17};
+    for (int im = 0; im < (quick ? 1 : 3); im++)
+        for (int ib = 0; ib < 3; ib++)
+            for (int me = 0; me < 3; me++) {
+                const int64_t m = lm[im] + (ib == 1 ? 5 : 0), batch = lb[ib];
+                if (m * batch > ((int64_t)1 << 22) && ib == 2) continue;
+                run_case(cpu, gpu, 0, me, DIAGDOM, m, 1, batch, ib % 2, ib == 2, 0, 30);
+                if (me) run_case(cpu, gpu, 0, me, RANDOM, m, 1, batch, ib % 2, 0, 0, 30);
+                if (me && ib < 2) run_case(cpu, gpu, 0, me, ZERODIAG, m - (m % 2), 1, batch, 0, 0, 0, 30);
+            }
+    run_case(cpu, gpu, 1, 2, DIAGDOM, 1 << 16, 3, 5, 1, 1, 0, 30);
+    run_case(cpu, gpu, 0, 1, DIAGDOM, 1 << 16, 2, 4, 0, 1, 0, 30);
+    bsolve_ctx_destroy(cpu);
+    bsolve_ctx_destroy(gpu);
+    printf("%ld checks, %ld failed\n", nchecks, nfail);
+    return nfail ? 1 : 0;
+}
+#endif
