@@ -100,8 +100,10 @@ $(BUILD)/samples/%: samples/%.c $(LIB_A)
 samples: $(SAMPLES)
 
 # Each test program exits non-zero on failure; all run even if one fails.
-test: $(TESTS)
-	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+# The GPU tests run too (they skip, saying so, without a GPU), and the CUDA
+# benchmarks are built, so that CI compiles every line of CUDA code.
+test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES)
+	@fail=0; for t in $(TESTS) $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
 # GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend
 # (CK_FORK=no: a CUDA context does not survive Check's fork).

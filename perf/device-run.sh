@@ -32,8 +32,8 @@ if [ -n "${TUNE:-}" ]; then # team-size experiment, compiled beside the library
         >>"$OUT/build.log" 2>&1 &
     TUNE_PID=$!
 fi
-step build 300 "$OUT/build.log" make -j16 lib build/test/gpu_lu build/perf/bench_gpu \
-    $(ls test/test_*.c | sed 's|test/\(.*\)\.c|build/test/\1|')
+step build 300 "$OUT/build.log" make -j16 lib \
+    $(ls test/test_*.c test/gpu_*.c perf/bench_*.cu | sed 's|^\([a-z]*\)/\(.*\)\.cu*$|build/\1/\2|')
 
 if [ -n "${TUNE:-}" ]; then
     wait $TUNE_PID
@@ -44,13 +44,22 @@ fi
 step gpu-test "$ST" "$OUT/gpu-test.log" make gpu-test
 grep -E "FAIL|PASS|SKIP|Checks|%:|big batch" "$OUT/gpu-test.log" | head -40
 
-step bench 240 "$OUT/bench.log" env BSOLVE_BENCH_DIR="$OUT" make bench BENCHES=
+# GPU benchmarks, each its own step (BENCH_LIST picks some: "bench_gtsv_gpu").
+if [ -z "${SKIP_BENCH:-}" ]; then
+    for b in ${BENCH_LIST:-bench_gpu bench_gtsv_gpu}; do
+        step "$b" "${BENCH_TIMEOUT:-240}" "$OUT/bench.log" env BSOLVE_BENCH_DIR="$OUT" build/perf/$b "$OUT/$b.csv"
+    done
+fi
 
 if [ -z "${SKIP_SANITIZER:-}" ]; then
     step memcheck 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=1 \
         compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_lu
     step racecheck 150 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 \
         compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_lu
+    step memcheck-gtsv 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 CK_FORK=no \
+        compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_gtsv
+    step racecheck-gtsv 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 CK_FORK=no \
+        compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_gtsv
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -6
 fi
 
@@ -60,7 +69,7 @@ fi
 
 {
     echo "device-run summary ($(( $(date +%s) - T0 )) s total)"
-    for k in build tune gpu-test bench memcheck racecheck cpu-test; do
+    for k in build tune gpu-test bench_gpu bench_gtsv_gpu memcheck racecheck memcheck-gtsv racecheck-gtsv cpu-test; do
         [ -n "${RES[$k]:-}" ] && printf "  %-10s %s\n" "$k" "${RES[$k]}"
     done
     grep -E "^(PASS|FAIL)|Checks|failed" "$OUT/gpu-test.log" | tail -12
