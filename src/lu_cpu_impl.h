@@ -63,6 +63,44 @@ static inline __attribute__((always_inline)) void FN(apply_step)(const int n, co
  * the whole trailing matrix streaming through the cache at every step:
  * this matters once a tile outgrows L1/L2 (n >= 24 in double). */
 #define BSI_NB 8
+/* Trailing columns updated together by panel_update: their U rows stay in
+ * registers (BSI_JB * BSI_NB vectors) while the L rows stream past. */
+#define BSI_JB 2
+
+/* The trailing update of a full panel (steps k0..k0+BSI_NB-1) on `nc` <=
+ * BSI_JB columns, with L in LAPACK form (all the panel's interchanges
+ * applied to its columns): the interchanges, the unit-lower triangular solve
+ * on the panel's rows, then the rank-BSI_NB update of the rows below it.
+ * Each entry below the panel is loaded and stored once per panel, with
+ * BSI_NB FMAs in between, where the step-by-step form (apply_step) loads,
+ * selects and stores it at every step: the difference is what makes large
+ * n run at FMA rather than load/store speed. */
+static inline __attribute__((always_inline)) void FN(panel_update)(const int n, const bsolve_pivot pivot,
+                                                                   const real *restrict T, const int k0,
+                                                                   const vreal *restrict piv, real *const *col,
+                                                                   const int nc)
+{
+    vreal u[BSI_JB][BSI_NB];
+#define C(c, i) (*(vreal *)(col[c] + (ptrdiff_t)(i) * BSI_W))
+    for (int c = 0; c < nc; c++) {
+        if (pivot != BSOLVE_PIVOT_NONE) FN(swap)(col[c], piv[k0], k0, BSI_W, 1, 0);
+        for (int q = 0; q < BSI_NB; q++) {
+            if (pivot != BSOLVE_PIVOT_NONE && q > 0) FN(swap)(col[c], piv[k0 + q], k0 + q, BSI_W, 1, 0);
+            vreal v = C(c, k0 + q);
+            for (int r = 0; r < q; r++) v -= V(T, k0 + q, k0 + r) * u[c][r];
+            u[c][q] = v;
+            C(c, k0 + q) = v;
+        }
+    }
+    for (int i = k0 + BSI_NB; i < n; i++)
+        for (int c = 0; c < BSI_JB; c++) {
+            if (c >= nc) break;
+            vreal acc = C(c, i);
+            for (int q = 0; q < BSI_NB; q++) acc -= V(T, i, k0 + q) * u[c][q];
+            C(c, i) = acc;
+        }
+#undef C
+}
 
 /* Factors the tile T in place: P A Q = L U.  With B (nrhs columns), applies
  * the row interchanges and the elimination to B as it goes (fused gesv);
@@ -132,12 +170,26 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
                 V(T, i, k) = any_tiny ? FN(bsi_sel)(tiny, t / u, t * r) : t * r;
             }
         }
-        /* Columns right of the panel, then the right-hand sides. */
-        for (int j = kend; j < n + (B ? nrhs : 0); j++) {
-            real *col = j < n ? T + IX(0, j) : B + IX(0, j - n);
-            for (int kk = k0; kk < kend; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], col);
+        /* Columns right of the panel, then the right-hand sides.  A full
+         * panel first puts its L in LAPACK form (the later steps' row
+         * interchanges applied to its earlier columns), which panel_update
+         * needs; the step-by-step form reads L as each step left it, and a
+         * getrf's L is put in LAPACK form after it. */
+        const int ncols = n + (B ? nrhs : 0);
+        const int blocked = kend - k0 == BSI_NB;
+        const int lswap = pivot != BSOLVE_PIVOT_NONE && (blocked || keep_l);
+        if (blocked && lswap)
+            for (int k = k0 + 1; k < kend; k++) FN(swap)(T + IX(0, k0), piv[k], k, BSI_W, k - k0, n * BSI_W);
+        for (int j = kend; j < ncols; j += blocked ? BSI_JB : 1) {
+            real *col[BSI_JB];
+            for (int c = 0; c < BSI_JB; c++)
+                col[c] = j + c >= ncols ? col[0] : j + c < n ? T + IX(0, j + c) : B + IX(0, j + c - n);
+            if (blocked)
+                FN(panel_update)(n, pivot, T, k0, piv, col, ncols - j < BSI_JB ? ncols - j : BSI_JB);
+            else
+                for (int kk = k0; kk < kend; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], col[0]);
         }
-        if (keep_l && pivot != BSOLVE_PIVOT_NONE)
+        if (!blocked && lswap)
             for (int k = k0 + 1; k < kend; k++) FN(swap)(T + IX(0, k0), piv[k], k, BSI_W, k - k0, n * BSI_W);
     }
     return zinfo;
