@@ -3,8 +3,14 @@
  */
 #include "layout.h"
 #include "lu_cpu.h"
+#include "simd.h"
+
+#include <string.h>
 
 #include <omp.h>
+
+/* Tiles packed together from interleaved input (pack_il_tiles). */
+#define BSI_PACK_TB 8
 
 #define BSI_REAL double
 #define BSI_SFX d

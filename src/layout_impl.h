@@ -3,6 +3,29 @@
  * by layout.c once per precision between tmpl_on.h and tmpl_off.h.
  */
 
+/* Interleaved input, `nt` whole tiles from tile t0 on: entry by entry, so
+ * that each read is a run of nt*W contiguous reals, with the non-finite
+ * probes of the nt tiles held in registers across all entries (a probe
+ * array in memory cost a load and a store per entry: a third of the pack). */
+static inline __attribute__((always_inline)) void FN(pack_il_tiles)(real *restrict tiles, int64_t ts,
+                                                                    const real *restrict src, int64_t ld, int rc,
+                                                                    int t0, int nt, real *restrict probe)
+{
+    vreal p[BSI_PACK_TB];
+    for (int q = 0; q < nt; q++) p[q] = (vreal){0};
+    for (int e = 0; e < rc; e++) {
+        const real *s = src + (int64_t)e * ld + (int64_t)t0 * BSI_W;
+        real *d = tiles + (int64_t)e * BSI_W + (int64_t)t0 * ts;
+        for (int q = 0; q < nt; q++) {
+            vreal v;
+            memcpy(&v, s + q * BSI_W, sizeof v); /* src is not aligned in general */
+            *(vreal *)(d + q * ts) = v;
+            p[q] += v * 0;
+        }
+    }
+    for (int q = 0; q < nt; q++) memcpy(probe + (t0 + q) * BSI_W, &p[q], sizeof p[q]);
+}
+
 void FN(bsi_pack)(real *restrict tiles, int64_t ts, const real *restrict src, bsolve_layout ls, int r, int c,
                   int64_t k0, int count, int pad_identity, int32_t *restrict nonfinite)
 {
@@ -12,15 +35,13 @@ void FN(bsi_pack)(real *restrict tiles, int64_t ts, const real *restrict src, bs
     for (int s = 0; s < count; s++) probe[s] = 0;
     const int full = count / BSI_W, rem = count % BSI_W;
     if (ls.kind == BSOLVE_INTERLEAVED) {
+        int t0 = 0;
+        for (; t0 + BSI_PACK_TB <= full; t0 += BSI_PACK_TB)
+            FN(pack_il_tiles)(tiles, ts, src + k0, ls.ld, r * c, t0, BSI_PACK_TB, probe);
+        if (t0 < full) FN(pack_il_tiles)(tiles, ts, src + k0, ls.ld, r * c, t0, full - t0, probe);
         for (int e = 0; e < r * c; e++) {
             const real *s = src + (int64_t)e * ls.ld + k0;
             real *d = tiles + (int64_t)e * BSI_W;
-            for (int t = 0; t < full; t++)
-                for (int l = 0; l < BSI_W; l++) {
-                    real v = s[t * BSI_W + l];
-                    d[t * ts + l] = v;
-                    probe[t * BSI_W + l] += v * 0;
-                }
             for (int l = 0; l < rem; l++) {
                 real v = s[full * BSI_W + l];
                 d[full * ts + l] = v;
