@@ -13,6 +13,9 @@
  *   33 .. 128     a block of 128 threads per matrix in shared memory (a team
  *                 of 32 lanes would need > 64 doubles per lane: spills).
  * Every class has every pivoting mode.
+ * gesv with one right-hand side and getrf for 13 <= n <= 48 (FP64), 17..64 (FP32)
+ * go to the row-per-lane kernel of lu_warp.cuh instead (getrs and nrhs > 1
+ * stay on the kernels above; the factor format is the same).
  */
 #include <omp.h>
 #include <string.h>
@@ -20,6 +23,41 @@
 #include "common.cuh"
 #include "hostpath.cuh"
 #include "lu_small.cuh"
+#include "lu_warp.cuh"
+
+BSW_BUCKETS(BSW_EXTERN, double)
+BSW_BUCKETS(BSW_EXTERN, float)
+BSW_EXTERN(float, 64)
+
+/* Row-per-lane kernel (lu_warp.cuh) for gesv with one right-hand side and
+ * getrf, 9 <= n <= BSW_MAX_N_*; BSOLVE_LU_WARP=0 in the environment turns it
+ * off (the team / block kernels then run: A/B comparisons on the device). */
+static int bsw_enabled()
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("BSOLVE_LU_WARP");
+        on = !(e && e[0] == '0');
+    }
+    return on;
+}
+
+template <typename R> static cudaError_t bsw_launch(int op, const bsi_lu_args<R> &a, cudaStream_t s)
+{
+    const int n = a.n;
+    if (n <= 10) return bsw_launch_n<R, 10>(op, a, s);
+    if (n <= 12) return bsw_launch_n<R, 12>(op, a, s);
+    if (n <= 14) return bsw_launch_n<R, 14>(op, a, s);
+    if (n <= 16) return bsw_launch_n<R, 16>(op, a, s);
+    if (n <= 20) return bsw_launch_n<R, 20>(op, a, s);
+    if (n <= 24) return bsw_launch_n<R, 24>(op, a, s);
+    if (n <= 28) return bsw_launch_n<R, 28>(op, a, s);
+    if (n <= 32) return bsw_launch_n<R, 32>(op, a, s);
+    if (n <= 40) return bsw_launch_n<R, 40>(op, a, s);
+    if (n <= 48) return bsw_launch_n<R, 48>(op, a, s);
+    if constexpr (sizeof(R) == 4) return bsw_launch_n<R, 64>(op, a, s);
+    return cudaErrorInvalidValue;
+}
 
 template <typename R> cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, cudaStream_t s)
 {
@@ -49,6 +87,14 @@ template <typename R> cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> 
 template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, cudaStream_t s)
 {
     if (a.count <= 0) return cudaSuccess;
+    /* below wmin the team kernel was measured faster (NOTES-gpu.md, v6) */
+    const int wmin = sizeof(R) == 8 ? 13 : 17, wmax = sizeof(R) == 8 ? BSW_MAX_N_D : BSW_MAX_N_S;
+    /* FP32 FULL at n = 64 (two warps, column swaps over 64 registers) ran at
+     * 9% of PARTIAL: the block kernel does better there */
+    const bool full_big = a.pivot == BSOLVE_PIVOT_FULL && a.n > 48;
+    if (bsw_enabled() && a.n >= wmin && a.n <= wmax && !full_big &&
+        (op == BSI_OP_GETRF || (op == BSI_OP_GESV && a.nrhs == 1)))
+        return bsw_launch<R>(op, a, s);
     return a.n <= BSI_SMALL_MAX_N ? bsi_launch_small<R>(op, a, s) : bsi_launch_large<R>(op, a, s);
 }
 

@@ -313,10 +313,19 @@ int main()
     cublasHandle_t h;
     CB(cublasCreate(&h));
     bandwidth(mb);
-    static const int ns[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128};
-    for (int n : ns) bench_n<double>(ctx, h, n, mb);
-    for (int n : ns) bench_n<float>(ctx, h, n, mb);
-    for (int n : {4, 16, 64}) bench_host(ctx, n, mb);
+    std::vector<int> ns = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128};
+    if ((e = getenv("BSOLVE_BENCH_NS"))) { /* e.g. BSOLVE_BENCH_NS=10,16,32: only these orders, no host rows */
+        ns.clear();
+        for (const char *c = e; *c;) {
+            ns.push_back(atoi(c));
+            while (*c && *c != ',') c++;
+            if (*c) c++;
+        }
+    }
+    const char *pe = getenv("BSOLVE_BENCH_PREC"); /* d, s or both (default) */
+    if (!pe || strchr(pe, 'd')) for (int n : ns) bench_n<double>(ctx, h, n, mb);
+    if (!pe || strchr(pe, 's')) for (int n : ns) bench_n<float>(ctx, h, n, mb);
+    if (!getenv("BSOLVE_BENCH_NS")) for (int n : {4, 16, 64}) bench_host(ctx, n, mb);
 
     std::string csv = out + "/bench_gpu.csv";
     FILE *f = fopen(csv.c_str(), "w");
@@ -328,14 +337,16 @@ int main()
                     r.sps, r.gbs, r.pct_floor, r.vs_cublas);
         fclose(f);
     }
-    /* summary table: FP64 */
-    printf("\nFP64, 1 rhs, device memory (systems/s; %%floor = of the D2D-copy floor; xcuBLAS = vs getrf+getrsBatched)\n");
+    /* summary tables */
+    for (const char *pr : {"d", "s"}) {
+    printf("\n%s, 1 rhs, device memory (systems/s; %%floor = of the D2D-copy floor; xcuBLAS = vs getrf+getrsBatched)\n",
+           pr[0] == 'd' ? "FP64" : "FP32");
     printf("%4s %10s %10s %6s %8s %10s %6s %10s %6s %10s %10s %8s\n", "n", "floor", "il_part", "%flr", "xcuBLAS",
            "cm_part", "cm/il", "full", "full/p", "rf+rs", "cublas", "none/P0");
     for (int n : ns) {
         double il = 0, cm = 0, fu = 0, rfrs = 0, cb = 0, nop = 0, pf = 0, xc = 0, fl = 0;
         for (auto &r : rows) {
-            if (r.prec != "d" || r.n != n) continue;
+            if (r.prec != pr || r.n != n) continue;
             if (r.variant == "gesv_partial_il") { il = r.sps; pf = r.pct_floor; xc = r.vs_cublas; fl = r.sps / (r.pct_floor / 100); }
             if (r.variant == "gesv_partial_cm") cm = r.sps;
             if (r.variant == "gesv_full_il") fu = r.sps;
@@ -343,8 +354,10 @@ int main()
             if (r.variant == "cublas_partial") cb = r.sps;
             if (r.variant == "gesv_none_il") nop = r.vs_cublas;
         }
+        if (il == 0) continue;
         printf("%4d %10.3g %10.3g %5.0f%% %7.1fx %10.3g %5.0f%% %10.3g %5.0f%% %10.3g %10.3g %7.1fx\n", n, fl, il, pf, xc,
                cm, 100 * cm / il, fu, 100 * fu / il, rfrs, cb, nop);
+    }
     }
     if (system("command -v gnuplot >/dev/null 2>&1") == 0) { /* perf/plot_gpu.gp, run from the repository root */
         std::string cmd = "gnuplot -e \"csv='" + csv + "'; out='" + out + "/lu_gpu.png'\" perf/plot_gpu.gp";
