@@ -2,7 +2,9 @@
  * gtsv.cu -- the CUDA backend of the tridiagonal solvers (gtsv, gttrf,
  * gttrs).
  *
- * Many systems: one thread per system runs the sequential elimination of
+ * Many systems with m <= 4096: the on-chip tile kernel of gtsv_tile.cuh
+ * (whole systems staged in shared memory; read once, written once).
+ * Many longer systems: one thread per system runs the sequential elimination of
  * the requested method (gtsv.cuh), one right-hand side column per launch.
  * Interleaved data are read directly (consecutive threads, consecutive
  * addresses).  Contiguous data are read through shared memory: each warp
@@ -270,6 +272,8 @@ __global__ void __launch_bounds__(GT_BLOCK) gt_seq(const gt_seq_args<R> A)
     if (valid && A.info) A.info[k] = gt_merge(A.merge, A.info[k], info);
 }
 
+#include "gtsv_tile.cuh"
+
 /* NaN-fills every column of the systems with info != 0 (after the last column). */
 template <typename R>
 __global__ void gt_nanfill(R *B, int64_t bks, int64_t bis, int64_t bjs, int64_t m, int64_t nrhs, int64_t batch,
@@ -378,7 +382,9 @@ __global__ void gt_part_down(const gt_rows<R> S, gt_level<R> O, int64_t nsys, in
 {
     const int64_t gid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (gid >= nsys * O.np) return;
-    const int64_t k = gid / O.np, p = gid % O.np, s = p * GT_L;
+    /* interleaved top level: neighbouring threads take neighbouring systems (coalesced rows) */
+    const bool kf = !S.red && S.ks == 1 && S.bks == 1;
+    const int64_t k = kf ? gid % nsys : gid / O.np, p = kf ? gid / nsys : gid % O.np, s = p * GT_L;
     const int len = S.n - s < GT_L ? (int)(S.n - s) : GT_L, ni = len - 1;
     R a[GT_L], b[GT_L], c[GT_L], rhs[3][GT_L];
     R probe = 0;
@@ -423,7 +429,8 @@ __global__ void gt_part_up(const gt_rows<R> S, int64_t np, const R *X, R *out, i
 {
     const int64_t gid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (gid >= nsys * np) return;
-    const int64_t k = gid / np, p = gid % np, s = p * GT_L;
+    const bool kf = !S.red && S.ks == 1 && S.bks == 1; /* as gt_part_down */
+    const int64_t k = kf ? gid % nsys : gid / np, p = kf ? gid / nsys : gid % np, s = p * GT_L;
     const int len = S.n - s < GT_L ? (int)(S.n - s) : GT_L, ni = len - 1;
     if (flag && flag[k]) return; /* left to the sequential fallback */
     const R xe = X[k * np + p], xs1 = p > 0 ? X[k * np + p - 1] : R(0);
@@ -580,6 +587,42 @@ static cudaError_t gt_launch_seq_m(int method, const gt_seq_args<R> &a, bool con
     }
 }
 
+template <typename R, int METHOD>
+static cudaError_t gt_launch_tile_t(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
+{
+    static size_t opted = 48 * 1024; /* the dynamic shared limit raised so far */
+    if (sh.smem > opted) {
+        cudaError_t e = cudaFuncSetAttribute(gt_tilek<R, METHOD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)sh.smem);
+        if (e != cudaSuccess) return e;
+        opted = sh.smem;
+    }
+    const int64_t nblk = (a.batch + sh.S - 1) / sh.S;
+    gt_tilek<R, METHOD><<<(unsigned)nblk, sh.threads, sh.smem, st>>>(a);
+    return cudaGetLastError();
+}
+
+template <typename R>
+static cudaError_t gt_launch_tile(int method, const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
+{
+    switch (method) {
+    case BSOLVE_GTSV_THOMAS: return gt_launch_tile_t<R, BSOLVE_GTSV_THOMAS>(a, sh, st);
+    case BSOLVE_GTSV_PARTIAL: return gt_launch_tile_t<R, BSOLVE_GTSV_PARTIAL>(a, sh, st);
+    default: return gt_launch_tile_t<R, BSOLVE_GTSV_GIVENS>(a, sh, st);
+    }
+}
+
+/* The on-chip tile kernel's shape, if m fits it (many systems). */
+static bool gt_tile_pick(const bsolve_ctx *ctx, int64_t m, bool il, size_t es, gt_tile_shape &sh)
+{
+    int smax = 0;
+    if (cudaDeviceGetAttribute(&smax, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->cuda->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        smax = 48 * 1024;
+    }
+    return gt_tile_shape_for(m, il, es, (size_t)smax, sh);
+}
+
 /* Device memory needed by the partition method for one column. */
 static size_t gt_part_bytes(int64_t m, int64_t batch, size_t es)
 {
@@ -675,8 +718,11 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
     R *dB = (R *)g.dev[3];
     int32_t *dinfo = (int32_t *)g.dev[4];
     const bool part = gt_use_partition(ctx, m, batch);
+    gt_tile_shape tsh;
+    const bool tile = !part && batch > 0 &&
+                      gt_tile_pick(ctx, m, lt.kind == BSOLVE_TINTERLEAVED && lb.kind == BSOLVE_TINTERLEAVED, sizeof(R), tsh);
     const int64_t sld = batch;
-    const size_t sbytes = (size_t)(4 * m) * sld * sizeof(R);
+    const size_t sbytes = tile ? 256 : (size_t)(4 * m) * sld * sizeof(R);
     size_t wbytes = sbytes, fbytes = 0;
     if (part) {
         fbytes = ((size_t)batch * sizeof(int32_t) + 255) / 256 * 256;
@@ -727,6 +773,18 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
             a.B = dB + j * bjs;
             a.merge = 1; /* info starts at 0 */
             BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_SV>(method, a, contig, st)), fn);
+        }
+    } else if (tile) {
+        gt_tile_args<R> ta;
+        memset(&ta, 0, sizeof ta);
+        ta.dl = ddl, ta.d = dd, ta.du = ddu, ta.dks = dks, ta.dis = dis;
+        ta.bks = bks, ta.bis = bis, ta.info = dinfo;
+        ta.m = (int)m, ta.S = tsh.S, ta.P = tsh.P, ta.lsh = tsh.lsh, ta.ss = tsh.ss, ta.na = tsh.na;
+        ta.batch = batch;
+        for (int64_t j = 0; j < nrhs; j++) {
+            ta.B = dB + j * bjs;
+            ta.merge = j > 0;
+            BSI_CUDA_TRY(ctx, gt_launch_tile<R>(method, ta, tsh, st), fn);
         }
     } else {
         for (int64_t j = 0; j < nrhs; j++) {

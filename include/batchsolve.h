@@ -313,9 +313,12 @@ BSOLVE_API bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx);
  * right-hand side, is NaN or infinite); the solution of a system with
  * info != 0 is NaN-filled.
  *
- * CUDA backend: many systems are solved one thread per system; when the
- * batch is too small to fill the GPU (fewer than 64 systems per
- * multiprocessor) and m >= 2048, each system is split into partitions
+ * CUDA backend: many systems of m <= 4096 are staged whole in shared memory
+ * (each array read once, x written once) and solved there, one thread per
+ * system for short m, several threads per system (partition method, below)
+ * for longer m; longer systems are solved one thread per system from global
+ * memory.  When the batch is too small to fill the GPU (fewer than 64
+ * systems per multiprocessor) and m >= 2048, each system is split into partitions
  * solved in parallel (partition method: each partition is eliminated with
  * the requested method, then a reduced tridiagonal system of one unknown
  * per partition is solved recursively).  Partitions are pivoted locally; a

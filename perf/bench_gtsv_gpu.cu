@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vector>
 
 #include "batchsolve.h"
@@ -241,14 +242,21 @@ int main(int argc, char **argv)
         }
     };
 
+    /* Knobs that shorten a device run: BENCH_REGIME=many|few (default both),
+     * BENCH_MMAX (largest m of the many-systems table), BENCH_NOCS=1 (no
+     * cuSPARSE columns: their numbers are in the committed tables). */
+    const char *reg = getenv("BENCH_REGIME");
+    const bool do_many = !reg || !*reg || !strcmp(reg, "many"), do_few = !reg || !*reg || !strcmp(reg, "few");
+    const int64_t mmax = getenv("BENCH_MMAX") ? atoll(getenv("BENCH_MMAX")) : 4096;
+    const bool nocs = getenv("BENCH_NOCS") && atoi(getenv("BENCH_NOCS"));
     std::vector<std::pair<int64_t, int64_t>> many, few;
-    for (int64_t m = 8; m <= 4096; m *= 2) many.push_back({m, ((int64_t)1 << 25) / m});
+    for (int64_t m = 8; m <= mmax; m *= 2) many.push_back({m, ((int64_t)1 << 25) / m});
     for (int64_t m = 1 << 16; m <= (1 << 22); m *= 4)
         for (int64_t b : {1, 4, 16, 64}) few.push_back({m, b});
     const int all_many[] = {FLOOR, BS_TH_IL, BS_PA_IL, BS_GI_IL, BS_TH_CT, BS_PA_CT, BS_GI_CT, CS_IB0, CS_IB1, CS_IB2, CS_SB};
-    table("many systems (2^25 equations, 1.34 GB)", many, all_many, 11);
+    if (do_many) table("many systems (2^25 equations; 1.34 GB)", many, all_many, nocs ? 7 : 11);
     const int all_few[] = {FLOOR, BS_TH_CT, BS_PA_CT, BS_GI_CT, BS_TH_IL, CS_IB0, CS_IB1, CS_SB, CS_GT2};
-    table("few long systems", few, all_few, 9);
+    if (do_few) table("few long systems", few, all_few, nocs ? 5 : 9);
     if (f) fclose(f);
     printf("\nCSV: %s\n", csv);
     cusparseDestroy(h);
