@@ -408,6 +408,122 @@ BSOLVE_API int64_t bsolve_gt_batch(const bsolve_gt *gt);
 BSOLVE_API bsolve_gtsv_method bsolve_gt_method(const bsolve_gt *gt);
 BSOLVE_API bsolve_precision bsolve_gt_precision(const bsolve_gt *gt);
 
+/* ------------------------------------------------------------------------
+ * Dense QR by Givens rotations and least squares: gels, geqrf, geqrs
+ *
+ * System k is an m x n matrix A_k with m >= n (1 <= n <= BSOLVE_QR_MAX_N,
+ * n <= m <= BSOLVE_QR_MAX_M), factored as A_k = Q_k R_k with Q_k m x m
+ * orthogonal and R_k upper triangular (n x n above m - n zero rows).  Q_k is
+ * never formed: it is kept as the rotations that made R_k, one per entry
+ * below the diagonal, in column order (column j = 0..n-1, then row i = m-1
+ * down to j+1: the rotation of rows i-1 and i that zeroes A(i,j)), each a
+ * (c, s) pair computed as LAPACK's dlartg does: without overflow or harmful
+ * underflow whatever the scale of the entries (1e-300 or 1e300 matrices are
+ * factored as accurately as unit ones), R(j,j) of the sign of the entry it
+ * replaces.  The layouts are those of the LU routines (A: m x n; B: m x nrhs).
+ * m == n is allowed: QR is then a solver for square systems beside LU,
+ * slower but needing no pivoting.
+ * The CUDA backend stores the rotations in the same column order but
+ * applies them in the Sameh-Kuck wavefront order (rotation (i, j) at step
+ * m-1-i+2j; the rotations of one step act on disjoint row pairs): every
+ * rotation meets the same operands as in column order, so R, Q, x and the
+ * residual part are those of column order (to rounding, e.g. FMA
+ * contraction), the same as the CPU backend's.
+ *
+ * Least squares: x_k minimizes ||A_k x - b_k||_2 for each right-hand side b_k
+ * (a column of B_k).  On return rows 0..n-1 of B_k hold x_k and rows n..m-1
+ * hold the last m - n entries of Q_k^T b_k, whose 2-norm is the residual norm
+ * ||A_k x_k - b_k||_2, as in LAPACK's dgels.
+ *
+ * Per-system info (the LU section's "Per-system info values" apply):
+ *   0                      full column rank: solved;
+ *   j > 0                  R(j,j) (1-based) is negligible: |R(j,j)| <=
+ *                          m * eps * ||A(:,j)||_2 (eps = DBL_EPSILON or
+ *                          FLT_EPSILON; the norm of column j of A, computed
+ *                          as that of column j of R, which Q preserves):
+ *                          column j is, to working precision, a combination
+ *                          of columns 1..j-1 (a zero column, two equal
+ *                          columns).  The test is relative to each column,
+ *                          so that scaling the columns (the unknowns) of a
+ *                          full-rank problem never makes it rank deficient;
+ *                          j is the first such column.  The least-squares
+ *                          solution is then not unique: B_k is NaN-filled,
+ *                          the factors are complete;
+ *   BSOLVE_INFO_NONFINITE  A_k (or B_k) holds a NaN or an infinity.
+ * Whenever info != 0 all m x nrhs entries of that system's B are NaN.
+ * ------------------------------------------------------------------------ */
+
+/* Largest n and m the QR routines accept. */
+#define BSOLVE_QR_MAX_N 64
+#define BSOLVE_QR_MAX_M 128
+
+/* Solves min ||A_k X_k - B_k|| for every system k (QR factorization and
+ * solve fused; nothing is kept).
+ *   m, n   rows and columns of each A_k: 1 <= n <= 64, n <= m <= 128;
+ *   nrhs   right-hand sides per system, >= 1;
+ *   batch  number of systems, >= 0;
+ *   A, la  the m x n matrices and their layout; A is only read;
+ *   B, lb  the m x nrhs right-hand sides; overwritten: rows 0..n-1 with X_k,
+ *          rows n..m-1 with the residual part of Q_k^T B_k (see above);
+ *   info   batch entries (see above).
+ * CUDA backend: A, B and info all device (or managed) memory, or all host
+ * memory (staged through pinned memory); mixed kinds give BSOLVE_EINVAL. */
+BSOLVE_API bsolve_status bsolve_dgels(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t nrhs, int64_t batch,
+                                      const double *A, bsolve_layout la, double *B, bsolve_layout lb,
+                                      int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgels(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t nrhs, int64_t batch,
+                                      const float *A, bsolve_layout la, float *B, bsolve_layout lb,
+                                      int32_t *info);
+
+/* A batch of QR factorizations (opaque, in the backend's interleaved tile
+ * layout): R, 1/R(j,j), and the (c, s) pair of every rotation in the order
+ * they were applied, about m*n + 2*(m*n - n(n+1)/2) reals per system. */
+typedef struct bsolve_qr bsolve_qr;
+
+/* Allocates a factorization object for `batch` systems of m x n matrices
+ * (limits as for gels).  Factor into it with ?geqrf as often as needed.
+ * CUDA backend: the factors live in device memory (interleaved); ?geqrf and
+ * ?geqrs take device or host arrays as gels does. */
+BSOLVE_API bsolve_status bsolve_qr_create(bsolve_ctx *ctx, bsolve_precision prec, int64_t m, int64_t n,
+                                          int64_t batch, bsolve_qr **qr);
+
+/* Frees a factorization object; NULL is accepted. */
+BSOLVE_API void bsolve_qr_destroy(bsolve_qr *qr);
+
+/* Factors the batch A (m x n per system, layout la; only read) into qr,
+ * whose precision must match the routine's letter.  info as for gels
+ * (NONFINITE when A holds a NaN or an infinity). */
+BSOLVE_API bsolve_status bsolve_dgeqrf(bsolve_ctx *ctx, const double *A, bsolve_layout la, bsolve_qr *qr,
+                                       int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgeqrf(bsolve_ctx *ctx, const float *A, bsolve_layout la, bsolve_qr *qr,
+                                       int32_t *info);
+
+/* Least squares with a factorization made by ?geqrf: the rotations are
+ * applied to B (m x nrhs per system, layout lb), then R x = (Q^T b)(0:n-1) is
+ * solved; B is overwritten as by gels.  info (may be NULL) receives, per
+ * system, the factorization's info, or BSOLVE_INFO_NONFINITE where that
+ * system's B holds a NaN or an infinity; B of every system with info != 0
+ * is NaN-filled. */
+BSOLVE_API bsolve_status bsolve_dgeqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, double *B,
+                                       bsolve_layout lb, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgeqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, float *B,
+                                       bsolve_layout lb, int32_t *info);
+
+/* Exports the factors for checking or reuse elsewhere: Q (m x m per system,
+ * the full orthogonal factor, formed from the rotations; layout lq) and R
+ * (n x n per system, upper triangular, zeros written below the diagonal;
+ * layout lr), of the factorization's precision (float * for s, double * for
+ * d), so that A = Q(:, 0:n-1) R.  Either may be NULL to skip it.  Host
+ * memory.  Not meaningful for systems whose info was NONFINITE. */
+BSOLVE_API bsolve_status bsolve_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bsolve_layout lq,
+                                          void *R, bsolve_layout lr);
+
+/* The shape of a QR factorization object. */
+BSOLVE_API int64_t bsolve_qr_m(const bsolve_qr *qr);
+BSOLVE_API int64_t bsolve_qr_n(const bsolve_qr *qr);
+BSOLVE_API int64_t bsolve_qr_batch(const bsolve_qr *qr);
+BSOLVE_API bsolve_precision bsolve_qr_precision(const bsolve_qr *qr);
+
 #ifdef __cplusplus
 }
 #endif

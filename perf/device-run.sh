@@ -6,7 +6,8 @@
 #   (make bench with the CPU benches left out: they take minutes and are not GPU).
 # Logs, CSV and PNG go to $OUT (at most 8 files); a summary table is printed last.
 # Usage there:  bash perf/device-run.sh            (needs .device-deps carried)
-# Env: SKIP_CPU_TESTS=1, SKIP_SANITIZER=1, STEP_TIMEOUT=<s> to shorten a run.
+# Env: SKIP_CPU_TESTS=1, SKIP_GPU_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, STEP_TIMEOUT=<s>,
+#      BENCH_LIST="bench_gpu ...", BENCH_TIMEOUT=<s> to shorten a run.
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -41,12 +42,14 @@ if [ -n "${TUNE:-}" ]; then
     grep "^tune" "$OUT/bench.log"
 fi
 
-step gpu-test "$ST" "$OUT/gpu-test.log" make gpu-test
-grep -E "FAIL|PASS|SKIP|Checks|%:|big batch" "$OUT/gpu-test.log" | head -40
+if [ -z "${SKIP_GPU_TESTS:-}" ]; then
+    step gpu-test "$ST" "$OUT/gpu-test.log" make gpu-test
+    grep -E "FAIL|PASS|SKIP|Checks|%:|big batch" "$OUT/gpu-test.log" | head -40
+fi
 
 # GPU benchmarks, each its own step (BENCH_LIST picks some: "bench_gtsv_gpu").
 if [ -z "${SKIP_BENCH:-}" ]; then
-    for b in ${BENCH_LIST:-bench_gpu bench_gtsv_gpu}; do
+    for b in ${BENCH_LIST:-bench_gpu bench_qr_gpu bench_gtsv_gpu}; do
         step "$b" "${BENCH_TIMEOUT:-240}" "$OUT/bench.log" env BSOLVE_BENCH_DIR="$OUT" build/perf/$b "$OUT/$b.csv"
     done
 fi
@@ -60,7 +63,11 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
         compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_gtsv
     step racecheck-gtsv 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 CK_FORK=no \
         compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_gtsv
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -6
+    step memcheck-qr 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 \
+        compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_qr
+    step racecheck-qr 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 \
+        compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_qr
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -8
 fi
 
 if [ -z "${SKIP_CPU_TESTS:-}" ]; then
@@ -69,12 +76,14 @@ fi
 
 {
     echo "device-run summary ($(( $(date +%s) - T0 )) s total)"
-    for k in build tune gpu-test bench_gpu bench_gtsv_gpu memcheck racecheck memcheck-gtsv racecheck-gtsv cpu-test; do
-        [ -n "${RES[$k]:-}" ] && printf "  %-10s %s\n" "$k" "${RES[$k]}"
+    for k in build tune gpu-test bench_gpu bench_qr_gpu bench_gtsv_gpu memcheck racecheck memcheck-gtsv racecheck-gtsv memcheck-qr racecheck-qr cpu-test; do
+        [ -n "${RES[$k]:-}" ] && printf "  %-14s %s\n" "$k" "${RES[$k]}"
     done
-    grep -E "^(PASS|FAIL)|Checks|failed" "$OUT/gpu-test.log" | tail -12
-    sed -n '/^bandwidth/p' "$OUT/bench.log"
-    sed -n '/^FP64, 1 rhs/,$p' "$OUT/bench.log" | head -22
-    grep -E "host arrays" "$OUT/bench.log"
-    grep "^tune" "$OUT/bench.log"
+    [ -f "$OUT/gpu-test.log" ] && grep -E "^(PASS|FAIL)|Checks|failed|failures" "$OUT/gpu-test.log" | tail -14
+    if [ -f "$OUT/bench.log" ]; then
+        sed -n '/^bandwidth/p' "$OUT/bench.log"
+        sed -n '/^FP64, 1 rhs/,$p' "$OUT/bench.log" | head -22
+        grep -E "host arrays" "$OUT/bench.log"
+        grep "^tune" "$OUT/bench.log"
+    fi
 } | tee "$OUT/summary.txt"

@@ -5,27 +5,29 @@
  * function here, so every rule is checked in one place for every precision
  * and backend; backends receive only valid arguments.
  */
+#include "api_check.h"
 #include "internal.h"
 #include "lu_cpu.h"
 
 #include <stdlib.h>
 
-/* ---- checks shared by every routine ---------------------------------- */
+/* ---- checks shared by every routine (the bsi_ ones also by api_qr.c:
+ * api_check.h) ----------------------------------------------------------- */
 
 static int pivot_ok(bsolve_pivot p)
 {
     return p == BSOLVE_PIVOT_NONE || p == BSOLVE_PIVOT_PARTIAL || p == BSOLVE_PIVOT_FULL;
 }
 
-static int prec_ok(bsolve_precision p)
+int bsi_prec_ok(bsolve_precision p)
 {
     return p == BSOLVE_PREC_S || p == BSOLVE_PREC_D;
 }
 
 /* Checks that a batch of r x c matrices fits layout l; `name` is the array's
  * name in the caller's signature ("A", "B", ...). */
-static bsolve_status check_layout(bsolve_ctx *ctx, const char *fn, const char *name,
-                                  bsolve_layout l, int64_t r, int64_t c, int64_t batch)
+bsolve_status bsi_check_layout(bsolve_ctx *ctx, const char *fn, const char *name,
+                               bsolve_layout l, int64_t r, int64_t c, int64_t batch)
 {
     switch (l.kind) {
     case BSOLVE_COL_MAJOR:
@@ -64,21 +66,21 @@ static bsolve_status check_n(bsolve_ctx *ctx, const char *fn, int64_t n)
     return BSOLVE_SUCCESS;
 }
 
-static bsolve_status check_nrhs(bsolve_ctx *ctx, const char *fn, int64_t nrhs)
+bsolve_status bsi_check_nrhs(bsolve_ctx *ctx, const char *fn, int64_t nrhs)
 {
     if (nrhs < 1)
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: nrhs = %lld must be >= 1", fn, (long long)nrhs);
     return BSOLVE_SUCCESS;
 }
 
-static bsolve_status check_batch(bsolve_ctx *ctx, const char *fn, int64_t batch)
+bsolve_status bsi_check_batch(bsolve_ctx *ctx, const char *fn, int64_t batch)
 {
     if (batch < 0)
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: batch = %lld must be >= 0", fn, (long long)batch);
     return BSOLVE_SUCCESS;
 }
 
-static bsolve_status check_ptr(bsolve_ctx *ctx, const char *fn, const char *name, const void *p)
+bsolve_status bsi_check_ptr(bsolve_ctx *ctx, const char *fn, const char *name, const void *p)
 {
     return p ? BSOLVE_SUCCESS : bsi_fail(ctx, BSOLVE_ENULL, "%s: %s is NULL", fn, name);
 }
@@ -95,19 +97,13 @@ static bsolve_status check_lu(bsolve_ctx *ctx, const char *fn, const bsolve_lu *
     if (lu->backend != ctx->backend)
         return bsi_fail(ctx, BSOLVE_EMISMATCH, "%s: lu was made on the %s backend, the context is %s", fn,
                         bsolve_backend_name(lu->backend), bsolve_backend_name(ctx->backend));
-    if (prec_ok(prec) && lu->prec != prec)
+    if (bsi_prec_ok(prec) && lu->prec != prec)
         return bsi_fail(ctx, BSOLVE_EMISMATCH, "%s: lu holds %s factors; use the %c routine", fn,
                         lu->prec == BSOLVE_PREC_D ? "double" : "float", lu->prec == BSOLVE_PREC_D ? 'd' : 's');
     if (must_be_factored && !lu->factored)
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: lu has not been factored yet (call ?getrf first)", fn);
     return BSOLVE_SUCCESS;
 }
-
-#define TRY(expr)                                \
-    do {                                         \
-        bsolve_status try_s_ = (expr);           \
-        if (try_s_ != BSOLVE_SUCCESS) return try_s_; \
-    } while (0)
 
 /* ---- gesv ------------------------------------------------------------- */
 
@@ -119,14 +115,14 @@ static bsolve_status gesv(bsolve_ctx *ctx, bsolve_precision prec, const char *fn
     if (!pivot_ok(pivot))
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: pivot = %d is not a bsolve_pivot", fn, (int)pivot);
     TRY(check_n(ctx, fn, n));
-    TRY(check_nrhs(ctx, fn, nrhs));
-    TRY(check_batch(ctx, fn, batch));
-    TRY(check_layout(ctx, fn, "A", la, n, n, batch));
-    TRY(check_layout(ctx, fn, "B", lb, n, nrhs, batch));
+    TRY(bsi_check_nrhs(ctx, fn, nrhs));
+    TRY(bsi_check_batch(ctx, fn, batch));
+    TRY(bsi_check_layout(ctx, fn, "A", la, n, n, batch));
+    TRY(bsi_check_layout(ctx, fn, "B", lb, n, nrhs, batch));
     if (batch > 0) {
-        TRY(check_ptr(ctx, fn, "A", A));
-        TRY(check_ptr(ctx, fn, "B", B));
-        TRY(check_ptr(ctx, fn, "info", info));
+        TRY(bsi_check_ptr(ctx, fn, "A", A));
+        TRY(bsi_check_ptr(ctx, fn, "B", B));
+        TRY(bsi_check_ptr(ctx, fn, "info", info));
     }
     ctx->msg[0] = '\0';
     if (batch == 0) return BSOLVE_SUCCESS;
@@ -154,14 +150,14 @@ bsolve_status bsolve_lu_create(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pi
 {
     static const char fn[] = "bsolve_lu_create";
     if (!ctx) return BSOLVE_ENULL;
-    TRY(check_ptr(ctx, fn, "lu", out));
+    TRY(bsi_check_ptr(ctx, fn, "lu", out));
     *out = NULL;
-    if (!prec_ok(prec))
+    if (!bsi_prec_ok(prec))
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: prec = %d is not a bsolve_precision", fn, (int)prec);
     if (!pivot_ok(pivot))
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: pivot = %d is not a bsolve_pivot", fn, (int)pivot);
     TRY(check_n(ctx, fn, n));
-    TRY(check_batch(ctx, fn, batch));
+    TRY(bsi_check_batch(ctx, fn, batch));
     bsolve_lu *lu = calloc(1, sizeof *lu);
     if (!lu) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: out of host memory", fn);
     lu->backend = ctx->backend;
@@ -202,10 +198,10 @@ static bsolve_status getrf(bsolve_ctx *ctx, bsolve_precision prec, const char *f
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, prec, 0));
-    TRY(check_layout(ctx, fn, "A", la, lu->n, lu->n, lu->batch));
+    TRY(bsi_check_layout(ctx, fn, "A", la, lu->n, lu->n, lu->batch));
     if (lu->batch > 0) {
-        TRY(check_ptr(ctx, fn, "A", A));
-        TRY(check_ptr(ctx, fn, "info", info));
+        TRY(bsi_check_ptr(ctx, fn, "A", A));
+        TRY(bsi_check_ptr(ctx, fn, "info", info));
     }
     ctx->msg[0] = '\0';
     bsolve_status s = BSOLVE_SUCCESS;
@@ -231,9 +227,9 @@ static bsolve_status getrs(bsolve_ctx *ctx, bsolve_precision prec, const char *f
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, prec, 1));
-    TRY(check_nrhs(ctx, fn, nrhs));
-    TRY(check_layout(ctx, fn, "B", lb, lu->n, nrhs, lu->batch));
-    if (lu->batch > 0) TRY(check_ptr(ctx, fn, "B", B));
+    TRY(bsi_check_nrhs(ctx, fn, nrhs));
+    TRY(bsi_check_layout(ctx, fn, "B", lb, lu->n, nrhs, lu->batch));
+    if (lu->batch > 0) TRY(bsi_check_ptr(ctx, fn, "B", B));
     ctx->msg[0] = '\0';
     if (lu->batch == 0) return BSOLVE_SUCCESS;
     return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_getrs(ctx, lu, nrhs, B, lb, info)
@@ -258,7 +254,7 @@ bsolve_status bsolve_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, b
     static const char fn[] = "bsolve_lu_export";
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, (bsolve_precision)-1, 1));
-    if (LU) TRY(check_layout(ctx, fn, "LU", l, lu->n, lu->n, lu->batch));
+    if (LU) TRY(bsi_check_layout(ctx, fn, "LU", l, lu->n, lu->n, lu->batch));
     ctx->msg[0] = '\0';
     if (lu->batch == 0) return BSOLVE_SUCCESS;
     return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_lu_export(ctx, lu, LU, l, ipiv, jpiv)
@@ -274,12 +270,12 @@ static bsolve_status convert(bsolve_ctx *ctx, bsolve_precision prec, const char 
     if (r < 1 || c < 1)
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: r = %lld and c = %lld must be >= 1", fn, (long long)r,
                         (long long)c);
-    TRY(check_batch(ctx, fn, batch));
-    TRY(check_layout(ctx, fn, "src", ls, r, c, batch));
-    TRY(check_layout(ctx, fn, "dst", ld, r, c, batch));
+    TRY(bsi_check_batch(ctx, fn, batch));
+    TRY(bsi_check_layout(ctx, fn, "src", ls, r, c, batch));
+    TRY(bsi_check_layout(ctx, fn, "dst", ld, r, c, batch));
     if (batch > 0) {
-        TRY(check_ptr(ctx, fn, "src", src));
-        TRY(check_ptr(ctx, fn, "dst", dst));
+        TRY(bsi_check_ptr(ctx, fn, "src", src));
+        TRY(bsi_check_ptr(ctx, fn, "dst", dst));
     }
     ctx->msg[0] = '\0';
     if (batch == 0) return BSOLVE_SUCCESS;

@@ -127,6 +127,32 @@ bsolve_status bsi_cuda_gttrf(bsolve_ctx *ctx, const void *dl, const void *d, con
 bsolve_status bsi_cuda_gttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, void *B, bsolve_tlayout lb,
                              int32_t *info);
 
+/* ==== Dense QR (gels / geqrf / geqrs / qr_export) ==========================
+ * Front end: src/api_qr.c; CPU backend: src/qr_cpu.c; CUDA: cuda/qr.cu. */
+struct bsolve_qr {
+    bsolve_backend backend;
+    const bsolve_ctx *owner;
+    bsolve_precision prec;
+    int64_t m, n, batch;
+    /* Factors.  CPU: tiles of BSI_CPU_LANES(prec) systems (src/qr_cpu.h):
+     * R (m x n interleaved), the rotations' (c, s) pairs, 1/R(j,j). */
+    void *f;
+    int32_t *info; /* info of the last geqrf (host on CPU, device on CUDA) */
+    int64_t ld;
+    int factored;
+};
+
+bsolve_status bsi_cuda_gels(bsolve_ctx *ctx, bsolve_precision prec, int64_t m, int64_t n, int64_t nrhs,
+                            int64_t batch, const void *A, bsolve_layout la, void *B, bsolve_layout lb,
+                            int32_t *info);
+bsolve_status bsi_cuda_qr_alloc(bsolve_ctx *ctx, bsolve_qr *qr); /* fills f/info/ld */
+void bsi_cuda_qr_free(bsolve_qr *qr);
+bsolve_status bsi_cuda_geqrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info);
+bsolve_status bsi_cuda_geqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B, bsolve_layout lb,
+                             int32_t *info);
+bsolve_status bsi_cuda_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bsolve_layout lq, void *R,
+                                 bsolve_layout lr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,8 +34,10 @@ static inline bsi_v_s bsi_sel_s(bsi_m_s m, bsi_v_s a, bsi_v_s b) { return (bsi_v
 static inline bsi_v_d bsi_abs_d(bsi_v_d v) { return (bsi_v_d)((bsi_m_d)v & INT64_MAX); }
 static inline bsi_v_s bsi_abs_s(bsi_v_s v) { return (bsi_v_s)((bsi_m_s)v & INT32_MAX); }
 
-static inline bsi_v_d bsi_set1_d(double x) { return (bsi_v_d){0} + x; }
-static inline bsi_v_s bsi_set1_s(float x) { return (bsi_v_s){0} + x; }
+/* x - 0 rather than 0 + x: the sum would turn -0.0 into +0.0 (sign masks
+ * are built from -0.0). */
+static inline bsi_v_d bsi_set1_d(double x) { return x - (bsi_v_d){0}; }
+static inline bsi_v_s bsi_set1_s(float x) { return x - (bsi_v_s){0}; }
 
 /* Lane l of the result is base[p_l * pstride + l], p_l = (int)p[l]. */
 static inline bsi_v_d bsi_gather_d(const double *base, bsi_v_d p, int32_t pstride)

@@ -48,3 +48,18 @@ bsolve_status bsi_cuda_gttrf(bsolve_ctx *ctx, const void *dl, const void *d, con
 bsolve_status bsi_cuda_gttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, void *B, bsolve_tlayout lb,
                              int32_t *info)
 { (void)gt; (void)nrhs; (void)B; (void)lb; (void)info; BSI_UNREACHABLE(); }
+
+/* dense QR */
+bsolve_status bsi_cuda_gels(bsolve_ctx *ctx, bsolve_precision p, int64_t m, int64_t n, int64_t nrhs, int64_t b,
+                            const void *A, bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
+{ (void)p; (void)m; (void)n; (void)nrhs; (void)b; (void)A; (void)la; (void)B; (void)lb; (void)info; BSI_UNREACHABLE(); }
+bsolve_status bsi_cuda_qr_alloc(bsolve_ctx *ctx, bsolve_qr *qr) { (void)qr; BSI_UNREACHABLE(); }
+void bsi_cuda_qr_free(bsolve_qr *qr) { (void)qr; }
+bsolve_status bsi_cuda_geqrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
+{ (void)A; (void)la; (void)qr; (void)info; BSI_UNREACHABLE(); }
+bsolve_status bsi_cuda_geqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B, bsolve_layout lb,
+                             int32_t *info)
+{ (void)qr; (void)nrhs; (void)B; (void)lb; (void)info; BSI_UNREACHABLE(); }
+bsolve_status bsi_cuda_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bsolve_layout lq, void *R,
+                                 bsolve_layout lr)
+{ (void)qr; (void)Q; (void)lq; (void)R; (void)lr; BSI_UNREACHABLE(); }

@@ -1,0 +1,392 @@
+/*
+ * qr.cu -- the CUDA backend of the dense QR routines (gels, geqrf, geqrs,
+ * qr_export): launch geometry, device-pointer and host-pointer paths,
+ * factorization objects.  Kernels and the factor format: qr_team.cuh.
+ *
+ * Pointers: all device (or managed) memory -> kernels run on the context's
+ * stream straight on the user's arrays; all host memory -> the context's
+ * pinned 3-stream pipeline (hostpath.cuh), chunks in the compact form of
+ * the user's layout kind.  Mixed kinds are refused.  qr_export writes host
+ * memory: the factors are copied to pinned memory chunk by chunk and Q is
+ * formed on the CPU (as lu_export converts its pivots there).
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "common.cuh"
+#include "hostpath.cuh"
+#include "qr_team.cuh"
+
+/* ---- launch geometry --------------------------------------------------------
+ * Team size T: the smallest power of two for which a warp's 32/T systems
+ * fit in BSQ_WARP_SMEM bytes of shared memory, so that ~16 warps share an
+ * SM's 228 KiB (latency hiding) while small systems keep one lane each (no
+ * idle lanes).  BSOLVE_QR_TEAM=T in the environment forces a team size
+ * (device-side A/B comparisons; the benchmark sweeps it). */
+#define BSQ_WARP_SMEM (12 << 10)
+#define BSQ_MAX_SMEM (200 << 10) /* of one block; the H100 allows 227 KiB */
+
+struct bsq_geom {
+    int T, wpb, nbp, ldm, mstride;
+    size_t smem;
+};
+
+static int bsq_team_env()
+{
+    static int t = -1;
+    if (t < 0) {
+        const char *e = getenv("BSOLVE_QR_TEAM");
+        const int v = e ? atoi(e) : 0;
+        t = (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
+    }
+    return t;
+}
+
+static bsq_geom bsq_plan(int m, int n, int nrhs, size_t es)
+{
+    bsq_geom g;
+    g.ldm = m | 1; /* odd: lanes striding by columns hit distinct banks */
+    g.nbp = nrhs < 8 ? nrhs : 8;
+    for (;;) {
+        g.mstride = (g.ldm * (n + g.nbp) + 3 * n) | 1;
+        const size_t sys = (size_t)g.mstride * es;
+        int T = bsq_team_env();
+        if (!T) {
+            T = 1;
+            while (T < 32 && (size_t)(32 / T) * sys > BSQ_WARP_SMEM) T *= 2;
+        }
+        while (T < 32 && (size_t)(32 / T) * sys > BSQ_MAX_SMEM) T *= 2; /* a forced T that cannot fit */
+        const size_t warp = (size_t)(32 / T) * sys;
+        if (warp > BSQ_MAX_SMEM && g.nbp > 1) { /* fewer right-hand sides per pass */
+            g.nbp = g.nbp > 2 ? g.nbp / 2 : 1;
+            continue;
+        }
+        g.T = T;
+        g.wpb = 4;
+        while (g.wpb > 1 && (size_t)g.wpb * warp > (96 << 10)) g.wpb /= 2;
+        g.smem = (size_t)g.wpb * warp;
+        return g;
+    }
+}
+
+template <typename R, int T, int OP> static cudaError_t bsq_launch_t(const bsq_args<R> &a, const bsq_geom &g, cudaStream_t st)
+{
+    if (g.smem > (48 << 10)) {
+        cudaError_t e = cudaFuncSetAttribute(bsq_k_team<R, T, OP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)g.smem);
+        if (e != cudaSuccess) return e;
+    }
+    const int64_t per = (int64_t)g.wpb * (32 / T);
+    const int64_t blocks = (a.count + per - 1) / per;
+    bsq_k_team<R, T, OP><<<(unsigned)blocks, g.wpb * 32, g.smem, st>>>(a);
+    return cudaGetLastError();
+}
+
+template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)
+{
+    if (a.count <= 0) return cudaSuccess;
+    const bsq_geom g = bsq_plan(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, sizeof(R));
+    a.nbp = g.nbp;
+    a.ldm = g.ldm;
+    a.mstride = g.mstride;
+    switch (g.T) {
+    case 1: return bsq_launch_t<R, 1, OP>(a, g, st);
+    case 2: return bsq_launch_t<R, 2, OP>(a, g, st);
+    case 4: return bsq_launch_t<R, 4, OP>(a, g, st);
+    case 8: return bsq_launch_t<R, 8, OP>(a, g, st);
+    case 16: return bsq_launch_t<R, 16, OP>(a, g, st);
+    default: return bsq_launch_t<R, 32, OP>(a, g, st);
+    }
+}
+
+template <typename R> static cudaError_t bsq_launch_geqrs(const bsq_args<R> &a, cudaStream_t st)
+{
+    if (a.count <= 0) return cudaSuccess;
+    const unsigned blocks = (unsigned)((a.count + 127) / 128);
+    if (a.m <= 32) bsq_k_geqrs<R, 32><<<blocks, 128, 0, st>>>(a);
+    else bsq_k_geqrs<R, BSOLVE_QR_MAX_M><<<blocks, 128, 0, st>>>(a);
+    return cudaGetLastError();
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+/* All pointers of one call must be of one kind: 1 device, 0 host, -1 mixed. */
+static int bsq_kind_of(const void *const *p, int np)
+{
+    int kind = -2;
+    for (int i = 0; i < np; i++) {
+        if (!p[i]) continue;
+        const int k = bsi_is_device_ptr(p[i]);
+        if (kind == -2) kind = k;
+        else if (kind != k) return -1;
+    }
+    return kind < 0 ? 0 : kind;
+}
+
+static int64_t bsq_nrot(int64_t m, int64_t n) { return n * (m - 1) - n * (n - 1) / 2; }
+static int64_t bsq_fe(int64_t m, int64_t n) { return n * n + 2 * bsq_nrot(m, n) + n + 1; }
+
+template <typename R> static void bsq_factor_args(bsq_args<R> &a, const bsolve_qr *qr, int64_t k0)
+{
+    a.F = (R *)qr->f + k0;
+    a.fld = qr->ld;
+    a.finfo = qr->info + k0;
+    a.m = (int)qr->m;
+    a.n = (int)qr->n;
+}
+
+/* ---- gels ----------------------------------------------------------------------- */
+
+template <typename R> struct bsq_call {
+    bsq_args<R> a;
+    bsolve_layout la, lb;
+    const bsolve_qr *qr;
+};
+
+template <typename R> static cudaError_t bsq_gels_chunk(void *user, int64_t, int64_t cnt, void *const *d, cudaStream_t st)
+{
+    bsq_call<R> *g = (bsq_call<R> *)user;
+    bsq_args<R> a = g->a;
+    a.A = (const R *)d[0];
+    a.va = bsi_make_view(bsi_compact(g->la.kind, a.m, a.n, cnt), a.m);
+    a.B = (R *)d[1];
+    a.vb = bsi_make_view(bsi_compact(g->lb.kind, a.m, a.nrhs, cnt), a.m);
+    a.info = (int32_t *)d[2];
+    a.count = cnt;
+    return bsq_launch<R, BSQ_GELS>(a, st);
+}
+
+template <typename R>
+static bsolve_status bsq_gels_t(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t nrhs, int64_t batch, const void *A,
+                                bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
+{
+    static const char fn[] = "bsolve_gels";
+    if (batch == 0) return BSOLVE_SUCCESS;
+    const void *ptrs[3] = {A, B, info};
+    const int kind = bsq_kind_of(ptrs, 3);
+    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A, B and info must all be device or all host memory", fn);
+    bsq_call<R> g;
+    memset(&g, 0, sizeof g);
+    g.a.m = (int)m;
+    g.a.n = (int)n;
+    g.a.nrhs = (int)nrhs;
+    g.la = la;
+    g.lb = lb;
+    if (kind == 1) {
+        g.a.A = (const R *)A;
+        g.a.va = bsi_make_view(la, m);
+        g.a.B = (R *)B;
+        g.a.vb = bsi_make_view(lb, m);
+        g.a.info = info;
+        g.a.count = batch;
+        BSI_CUDA_TRY(ctx, (bsq_launch<R, BSQ_GELS>(g.a, ctx->cuda->stream)), fn);
+        return BSOLVE_SUCCESS;
+    }
+    bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
+    bsi_harr arr[3] = {{A, nullptr, la, m, n, sizeof(R)}, {B, B, lb, m, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
+    return bsi_pipeline(ctx, fn, batch, arr, 3, bsq_gels_chunk<R>, &g);
+}
+
+extern "C" bsolve_status bsi_cuda_gels(bsolve_ctx *ctx, bsolve_precision prec, int64_t m, int64_t n, int64_t nrhs,
+                                       int64_t batch, const void *A, bsolve_layout la, void *B, bsolve_layout lb,
+                                       int32_t *info)
+{
+    return prec == BSOLVE_PREC_D ? bsq_gels_t<double>(ctx, m, n, nrhs, batch, A, la, B, lb, info)
+                                 : bsq_gels_t<float>(ctx, m, n, nrhs, batch, A, la, B, lb, info);
+}
+
+/* ---- factorization objects ---------------------------------------------------- */
+
+extern "C" bsolve_status bsi_cuda_qr_alloc(bsolve_ctx *ctx, bsolve_qr *qr)
+{
+    const size_t es = bsi_elem_size(qr->prec);
+    qr->f = nullptr;
+    qr->info = nullptr;
+    const int64_t fe = bsq_fe(qr->m, qr->n);
+    if ((double)fe * ((double)qr->batch + 32) * es > 9.0e18)
+        return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_qr_create: %lld systems of %lld x %lld do not fit in device memory",
+                        (long long)qr->batch, (long long)qr->m, (long long)qr->n);
+    const int64_t ld = qr->batch > 0 ? (qr->batch + 31) / 32 * 32 : 32;
+    cudaError_t e = cudaMalloc(&qr->f, (size_t)(fe * ld) * es);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&qr->info, (size_t)ld * sizeof(int32_t));
+    if (e != cudaSuccess) {
+        bsi_cuda_qr_free(qr);
+        return bsi_cuda_err(ctx, e, "bsolve_qr_create");
+    }
+    qr->ld = ld;
+    return BSOLVE_SUCCESS;
+}
+
+extern "C" void bsi_cuda_qr_free(bsolve_qr *qr)
+{
+    if (qr->f) cudaFree(qr->f);
+    if (qr->info) cudaFree(qr->info);
+    qr->f = nullptr;
+    qr->info = nullptr;
+    (void)cudaGetLastError();
+}
+
+/* ---- geqrf ---------------------------------------------------------------------- */
+
+template <typename R> static cudaError_t bsq_geqrf_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+{
+    bsq_call<R> *g = (bsq_call<R> *)user;
+    bsq_args<R> a = g->a;
+    bsq_factor_args<R>(a, g->qr, k0);
+    a.A = (const R *)d[0];
+    a.va = bsi_make_view(bsi_compact(g->la.kind, a.m, a.n, cnt), a.m);
+    a.info = (int32_t *)d[1];
+    a.count = cnt;
+    return bsq_launch<R, BSQ_GEQRF>(a, st);
+}
+
+template <typename R>
+static bsolve_status bsq_geqrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
+{
+    static const char fn[] = "bsolve_geqrf";
+    const void *ptrs[2] = {A, info};
+    const int kind = bsq_kind_of(ptrs, 2);
+    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A and info must both be device or both host memory", fn);
+    bsq_call<R> g;
+    memset(&g, 0, sizeof g);
+    g.la = la;
+    g.qr = qr;
+    if (kind == 1) {
+        bsq_factor_args<R>(g.a, qr, 0);
+        g.a.A = (const R *)A;
+        g.a.va = bsi_make_view(la, qr->m);
+        g.a.info = info;
+        g.a.count = qr->batch;
+        BSI_CUDA_TRY(ctx, (bsq_launch<R, BSQ_GEQRF>(g.a, ctx->cuda->stream)), fn);
+        return BSOLVE_SUCCESS;
+    }
+    bsolve_layout li = {BSOLVE_INTERLEAVED, qr->batch, 0};
+    bsi_harr arr[2] = {{A, nullptr, la, qr->m, qr->n, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
+    return bsi_pipeline(ctx, fn, qr->batch, arr, 2, bsq_geqrf_chunk<R>, &g);
+}
+
+extern "C" bsolve_status bsi_cuda_geqrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
+{
+    return qr->prec == BSOLVE_PREC_D ? bsq_geqrf_t<double>(ctx, A, la, qr, info)
+                                     : bsq_geqrf_t<float>(ctx, A, la, qr, info);
+}
+
+/* ---- geqrs ---------------------------------------------------------------------- */
+
+template <typename R> static cudaError_t bsq_geqrs_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+{
+    bsq_call<R> *g = (bsq_call<R> *)user;
+    bsq_args<R> a = g->a;
+    bsq_factor_args<R>(a, g->qr, k0);
+    a.B = (R *)d[0];
+    a.vb = bsi_make_view(bsi_compact(g->lb.kind, a.m, a.nrhs, cnt), a.m);
+    a.info = g->a.info ? (int32_t *)d[1] : nullptr;
+    a.count = cnt;
+    return bsq_launch_geqrs<R>(a, st);
+}
+
+template <typename R>
+static bsolve_status bsq_geqrs_t(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B, bsolve_layout lb,
+                                 int32_t *info)
+{
+    static const char fn[] = "bsolve_geqrs";
+    const void *ptrs[2] = {B, info};
+    const int kind = bsq_kind_of(ptrs, 2);
+    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: B and info must both be device or both host memory", fn);
+    bsq_call<R> g;
+    memset(&g, 0, sizeof g);
+    g.lb = lb;
+    g.qr = qr;
+    g.a.nrhs = (int)nrhs;
+    if (kind == 1) {
+        bsq_factor_args<R>(g.a, qr, 0);
+        g.a.B = (R *)B;
+        g.a.vb = bsi_make_view(lb, qr->m);
+        g.a.info = info;
+        g.a.count = qr->batch;
+        BSI_CUDA_TRY(ctx, bsq_launch_geqrs<R>(g.a, ctx->cuda->stream), fn);
+        return BSOLVE_SUCCESS;
+    }
+    g.a.info = info; /* only tested for NULL in the chunk function */
+    bsolve_layout li = {BSOLVE_INTERLEAVED, qr->batch, 0};
+    bsi_harr arr[2] = {{B, B, lb, qr->m, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
+    return bsi_pipeline(ctx, fn, qr->batch, arr, info ? 2 : 1, bsq_geqrs_chunk<R>, &g);
+}
+
+extern "C" bsolve_status bsi_cuda_geqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B,
+                                        bsolve_layout lb, int32_t *info)
+{
+    return qr->prec == BSOLVE_PREC_D ? bsq_geqrs_t<double>(ctx, qr, nrhs, B, lb, info)
+                                     : bsq_geqrs_t<float>(ctx, qr, nrhs, B, lb, info);
+}
+
+/* ---- export ------------------------------------------------------------------------
+ * Chunks of the factors are copied (ordered after the geqrf on the
+ * context's stream) into pinned memory; Q = G_1^T G_2^T ... is formed on
+ * the CPU from the identity, each rotation applied to a pair of columns in
+ * column order, exactly as the CPU backend's export; R is unscaled by sa. */
+template <typename R>
+static bsolve_status bsq_export_t(bsolve_ctx *ctx, const bsolve_qr *qr, R *Q, bsolve_layout lq, R *Rm, bsolve_layout lr)
+{
+    static const char fn[] = "bsolve_qr_export";
+    bsi_cuda *C = ctx->cuda;
+    const int m = (int)qr->m, n = (int)qr->n;
+    const int64_t batch = qr->batch, fe = bsq_fe(m, n), RO = (int64_t)n * n, RD = RO + 2 * bsq_nrot(m, n);
+    const size_t per = (size_t)fe * sizeof(R);
+    int64_t cmax = (int64_t)(((size_t)32 << 20) / per);
+    cmax = cmax < 32 ? 32 : cmax;
+    if (cmax > batch) cmax = batch;
+    R *pin = (R *)bsi_dbuf_get(&C->slot[0].pin, per * (size_t)cmax + 512, 1);
+    if (!pin) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate pinned staging memory", fn);
+    const int nth = bsi_host_threads(ctx);
+    for (int64_t k0 = 0; k0 < batch; k0 += cmax) {
+        const int64_t cnt = batch - k0 < cmax ? batch - k0 : cmax;
+        cudaStream_t st = C->stream;
+        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(pin, cnt * sizeof(R), (const R *)qr->f + k0, qr->ld * sizeof(R),
+                                            cnt * sizeof(R), fe, cudaMemcpyDeviceToHost, st), fn);
+        BSI_CUDA_TRY(ctx, cudaStreamSynchronize(st), fn);
+#pragma omp parallel num_threads(nth)
+        {
+            std::vector<R> q(Q ? (size_t)m * m : 0);
+#pragma omp for schedule(static)
+            for (int64_t s = 0; s < cnt; s++) {
+                const int64_t k = k0 + s;
+                auto F = [&](int64_t e) { return pin[e * cnt + s]; };
+                if (Q) {
+                    for (int j = 0; j < m; j++)
+                        for (int i = 0; i < m; i++) q[i + (size_t)j * m] = i == j;
+                    int64_t g = RO;
+                    for (int j = 0; j < n; j++)
+                        for (int i = m - 1; i > j; i--, g += 2) {
+                            const R c = F(g), sn = F(g + 1);
+                            R *a = &q[(size_t)(i - 1) * m], *b = &q[(size_t)i * m];
+                            for (int r = 0; r < m; r++) {
+                                const R x = a[r], y = b[r];
+                                a[r] = c * x + sn * y;
+                                b[r] = c * y - sn * x;
+                            }
+                        }
+                    for (int j = 0; j < m; j++)
+                        for (int i = 0; i < m; i++) Q[bsi_index(lq, m, i, j, k)] = q[i + (size_t)j * m];
+                }
+                if (Rm) {
+                    const R sa = F(RD + n);
+                    for (int j = 0; j < n; j++)
+                        for (int i = 0; i < n; i++)
+                            Rm[bsi_index(lr, n, i, j, k)] = i <= j ? F(i + (int64_t)j * n) * sa : R(0);
+                }
+            }
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+extern "C" bsolve_status bsi_cuda_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bsolve_layout lq, void *R,
+                                            bsolve_layout lr)
+{
+    return qr->prec == BSOLVE_PREC_D ? bsq_export_t<double>(ctx, qr, (double *)Q, lq, (double *)R, lr)
+                                     : bsq_export_t<float>(ctx, qr, (float *)Q, lq, (float *)R, lr);
+}

@@ -1,0 +1,443 @@
+/*
+ * qr_team.cuh -- the CUDA QR kernels (Givens rotations), one C++ template
+ * for float and double.
+ *
+ * Factor storage (struct bsolve_qr on the CUDA backend, device memory),
+ * INTERLEAVED: entry e of system k at F[e*ld + k], ld = batch rounded up to
+ * a multiple of 32, FE = n*n + 2*nrot + n + 1 entries per system:
+ *   e = i + j*n                R(i,j), i <= j, of A scaled by sa (below the
+ *                              diagonal: never written, never read);
+ *   e = RO + 2g, RO + 2g + 1   c and s of rotation g, g numbering the
+ *                              rotations in COLUMN ORDER (column j, then row
+ *                              i = m-1 down to j+1): g = j(m-1) - j(j-1)/2 +
+ *                              (m-1-i), RO = n*n, nrot = n(m-1) - n(n-1)/2;
+ *   e = RD + j, RD + n         1/R(j,j) (1 where R(j,j) is negligible), then
+ *                              sa, the power of two undoing A's scaling.
+ *
+ * Team kernel (gels, geqrf).  A team of T lanes (T = 1, 2, ..., 32, a
+ * compile-time parameter; a warp holds 32/T teams) owns one system, held in
+ * shared memory with its right-hand sides as extra columns.  The rotations
+ * are applied in the Sameh-Kuck order: rotation (i, j) (rows i-1, i; it
+ * zeroes A(i,j)) runs at step t = (m-1-i) + 2j, m + min(n-1, m-2) - 1 steps
+ * in all (2n-3 for a square matrix), and the rotations of one step touch
+ * disjoint row pairs.  Every rotation that column order puts before
+ * rotation (i, j) and that shares a row with it runs at an earlier step, so
+ * each rotation meets exactly the operands it meets in column order: the
+ * factors, the rotations and the solutions are those of column order (the
+ * order the header documents, and the CPU backend's), only scheduled with
+ * more parallelism.  A step is two phases separated by __syncwarp: the
+ * step's rotations are computed (lanes over the rotations), then applied
+ * (lanes over the columns; in a column the step's row pairs are one
+ * contiguous band).  All teams of a warp have the
+ * same m, n, so every loop is warp-uniform; a team's lanes never diverge
+ * from the other teams'.
+ *
+ * Why shared memory and teams rather than registers: m x n goes up to
+ * 128 x 64 (64 KiB in FP64), and a register-resident thread-per-matrix
+ * kernel would need the whole matrix (plus b) in registers, which fits only
+ * for m*(n+1) <~ 80 doubles.  One kernel over every shape, with T chosen on
+ * the host so that a warp's teams fill about 12 KiB of shared memory
+ * (T = 1 for the smallest systems: thread per matrix, no idle lanes; T = 32
+ * from about 32 x 32), keeps ~16 warps per SM busy for small systems and
+ * gives large ones 32 lanes of parallel rotations.
+ *
+ * geqrs: a thread per system, b in (thread-local, L1-cached) memory, the
+ * rotations and R read from the interleaved factors with coalesced loads.
+ */
+#ifndef BSI_QR_TEAM_CUH
+#define BSI_QR_TEAM_CUH
+
+#include <float.h>
+
+#include "common.cuh"
+
+enum { BSQ_GELS = 0, BSQ_GEQRF = 1 };
+
+template <typename R> struct bsq_args {
+    const R *A; bsi_view va;
+    R *B;       bsi_view vb;
+    int32_t *info;             /* user info (geqrs: may be NULL) */
+    R *F;       int64_t fld;   /* factors, already offset to the launch's first system */
+    int32_t *finfo;            /* the object's info, same offset */
+    int64_t count;             /* systems in this launch */
+    int m, n, nrhs;
+    int nbp;                   /* right-hand sides per pass (gels) */
+    int ldm, mstride;          /* shared-memory geometry of a system */
+};
+
+/* Limits and dlartg's safe range as exact powers of two. */
+template <typename R> struct bsq_lim;
+template <> struct bsq_lim<double> {
+    static __device__ __forceinline__ double rtmin() { return 0x1p-511; }
+    static __device__ __forceinline__ double rtmax() { return 0x1p+511; }
+    static __device__ __forceinline__ double safelo() { return 0x1p-64; }
+    static __device__ __forceinline__ double safehi() { return 0x1p+64; }
+    static __device__ __forceinline__ double eps() { return DBL_EPSILON; }
+    static __device__ __forceinline__ double tiny() { return DBL_MIN; }
+    static __device__ __forceinline__ double nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+    /* down = 2^-e, up = 2^e for u in [2^e, 2^(e+1)), e clamped so both are normal */
+    static __device__ __forceinline__ void pow2(double u, double &down, double &up)
+    {
+        long long eb = __double_as_longlong(u) >> 52;
+        eb = eb < 1 ? 1 : eb > 2045 ? 2045 : eb;
+        down = __longlong_as_double((2046 - eb) << 52);
+        up = __longlong_as_double(eb << 52);
+    }
+};
+template <> struct bsq_lim<float> {
+    static __device__ __forceinline__ float rtmin() { return 0x1p-63f; }
+    static __device__ __forceinline__ float rtmax() { return 0x1p+63f; }
+    static __device__ __forceinline__ float safelo() { return 0x1p-16f; }
+    static __device__ __forceinline__ float safehi() { return 0x1p+16f; }
+    static __device__ __forceinline__ float eps() { return FLT_EPSILON; }
+    static __device__ __forceinline__ float tiny() { return FLT_MIN; }
+    static __device__ __forceinline__ float nan() { return __int_as_float(0x7fc00000); }
+    static __device__ __forceinline__ void pow2(float u, float &down, float &up)
+    {
+        int eb = __float_as_int(u) >> 23;
+        eb = eb < 1 ? 1 : eb > 253 ? 253 : eb;
+        down = __int_as_float((254 - eb) << 23);
+        up = __int_as_float(eb << 23);
+    }
+};
+
+/* The rotation [c s; -s c] taking (f, g) to (r, 0) as dlartg (and the CPU
+ * backend's qr_rot): r of the sign of f, f = g = 0 gives (1, 0, 0); entries
+ * outside [rtmin, rtmax] are scaled by an exact power of two first, so that
+ * f*f + g*g neither overflows nor underflows. */
+template <typename R> __device__ __forceinline__ R bsq_rot(R f, R g, R &c, R &s)
+{
+    typedef bsq_lim<R> L;
+    const R af = fabs(f), ag = fabs(g), u = af > ag ? af : ag;
+    R fs = f, gs = g, up = R(1);
+    const bool scaled = !((u >= L::rtmin() && u <= L::rtmax()) || u == R(0));
+    if (scaled) {
+        R down;
+        L::pow2(u, down, up);
+        fs = f * down;
+        gs = g * down;
+    }
+    const R d2 = fs * fs + gs * gs;
+    if (d2 == R(0)) {
+        c = R(1);
+        s = R(0);
+        return copysign(R(0), f);
+    }
+    const R d = sqrt(d2), rinv = copysign(R(1) / d, f);
+    c = fs * rinv;
+    s = gs * rinv;
+    const R r = copysign(d, f);
+    return scaled ? r * up : r;
+}
+
+/* 1/R(j,j) unusable as a multiplier (infinite, or so small that the product
+ * would lose the answer): divide by R(j,j) instead. */
+template <typename R> __device__ __forceinline__ bool bsq_rd_bad(R rd)
+{
+    const R a = fabs(rd);
+    return isinf(a) || a < bsq_lim<R>::tiny();
+}
+
+/* Team-wide reductions and broadcast (width T shuffles; every lane of the
+ * warp takes part, the loops around them being warp-uniform). */
+template <int T, typename V> __device__ __forceinline__ V bsq_bcast(V v, int src)
+{
+    if constexpr (T == 1) return v;
+    else return __shfl_sync(0xffffffffu, v, src, T);
+}
+template <int T, typename V> __device__ __forceinline__ V bsq_max(V v)
+{
+#pragma unroll
+    for (int o = T / 2; o > 0; o /= 2) {
+        const V w = __shfl_xor_sync(0xffffffffu, v, o, T);
+        v = w > v ? w : v;
+    }
+    return v;
+}
+template <int T> __device__ __forceinline__ int bsq_min(int v)
+{
+#pragma unroll
+    for (int o = T / 2; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, o, T));
+    return v;
+}
+template <int T> __device__ __forceinline__ int bsq_or(int v)
+{
+#pragma unroll
+    for (int o = T / 2; o > 0; o /= 2) v |= __shfl_xor_sync(0xffffffffu, v, o, T);
+    return v;
+}
+
+/* e / r for e < 2^16, 1 <= r <= 128 without an integer division (the float
+ * error is far below 0.5/r). */
+__device__ __forceinline__ int bsq_div(int e, float inv_r) { return (int)((e + 0.5f) * inv_r); }
+
+/* Moves columns gcol..gcol+nc-1 (rows 0..rows-1) of the warp's wcnt systems
+ * between global memory (view v) and shared-memory columns scol.. of each
+ * system (system s of the warp at wbase + s*mstride, column stride ldm).
+ * The whole warp walks (system, row) pairs with the system index fastest
+ * when the global side is interleaved and the row fastest otherwise, so
+ * that consecutive lanes touch consecutive addresses on the global side.
+ * Loads give 0 for systems past the end of the batch. */
+template <typename R, int SW, bool STORE>
+__device__ __forceinline__ void bsq_io(R *wbase, int mstride, int ldm, int scol, R *g, bsi_view v, int64_t wsys0,
+                                       int wcnt, int rows, int gcol, int nc, float inv_rows, int lane)
+{
+    const int tot = SW * rows;
+    for (int c = 0; c < nc; c++)
+        for (int idx = lane; idx < tot; idx += 32) {
+            int s, i;
+            if (v.ks == 1) { s = idx % SW; i = idx / SW; }
+            else { s = bsq_div(idx, inv_rows); i = idx - s * rows; }
+            R *sp = wbase + s * mstride + i + (scol + c) * ldm;
+            if (s < wcnt) {
+                R *gp = g + (wsys0 + s) * v.ks + i * v.is + (int64_t)(gcol + c) * v.js;
+                if (STORE) *gp = *sp;
+                else *sp = *gp;
+            } else if (!STORE) {
+                *sp = R(0);
+            }
+        }
+}
+
+template <typename R, int T, int OP>
+__global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
+{
+    typedef bsq_lim<R> L;
+    constexpr int SW = 32 / T; /* systems per warp */
+    extern __shared__ __align__(16) unsigned char bsq_smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const int l = lane & (T - 1), tm = lane / T;
+    const int64_t wsys0 = ((int64_t)blockIdx.x * nwarps + warp) * SW;
+    if (wsys0 >= a.count) return; /* the whole warp: no shuffle partner is left behind */
+    const int wcnt = (int)min((int64_t)SW, a.count - wsys0);
+    const int64_t sys = wsys0 + tm;
+    const bool valid = tm < wcnt;
+    const int m = a.m, n = a.n, ldm = a.ldm, nrhs = OP == BSQ_GELS ? a.nrhs : 0;
+    const int nb = OP == BSQ_GELS ? a.nbp : 0, NCmax = n + nb;
+    R *wbase = reinterpret_cast<R *>(bsq_smem) + (size_t)warp * SW * a.mstride;
+    R *S = wbase + tm * a.mstride;
+    R *rc = S + ldm * NCmax, *rs = rc + n, *rdv = rs + n;
+    const float inv_m = 1.0f / (float)m;
+    const int jmax = min(n - 1, m - 2), nsteps = m - 1 + jmax;
+    const int RO = n * n, RD = RO + 2 * (n * (m - 1) - n * (n - 1) / 2);
+    R *Fs = OP == BSQ_GEQRF ? a.F + sys : nullptr;
+    const int64_t fld = a.fld;
+
+    /* B's non-finite flag and scale are taken over all nrhs columns, as on
+     * the CPU, even when the columns go through in several passes. */
+    int nfb_all = 0;
+    R mxb_all = R(0);
+    if (OP == BSQ_GELS && nb < nrhs && valid) {
+        for (int c = 0; c < nrhs; c++)
+            for (int i = l; i < m; i += T) {
+                const R v = a.B[sys * a.vb.ks + i * a.vb.is + c * a.vb.js];
+                nfb_all |= !isfinite(v);
+                mxb_all = fmax(mxb_all, fabs(v));
+            }
+    }
+
+    const int npass = OP == BSQ_GELS ? (nrhs + nb - 1) / nb : 1;
+    for (int pass = 0; pass < npass; pass++) {
+        const int c0 = pass * nb, nbc = OP == BSQ_GELS ? min(nb, nrhs - c0) : 0, NC = n + nbc;
+        bsq_io<R, SW, false>(wbase, a.mstride, ldm, 0, const_cast<R *>(a.A), a.va, wsys0, wcnt, m, 0, n, inv_m, lane);
+        if (OP == BSQ_GELS) bsq_io<R, SW, false>(wbase, a.mstride, ldm, n, a.B, a.vb, wsys0, wcnt, m, c0, nbc, inv_m, lane);
+        __syncwarp();
+
+        /* non-finite entries and the scale factors (exact powers of two that
+         * bring an extreme-scale A or B to [1, 2), as the CPU's qr_scale) */
+        int nf = 0;
+        R mxa = R(0), mxb = R(0);
+#pragma unroll 1
+        for (int j = 0; j < NC; j++)
+            for (int i = l; i < m; i += T) {
+                const R v = S[i + j * ldm];
+                nf |= !isfinite(v);
+                if (j < n) mxa = fmax(mxa, fabs(v));
+                else mxb = fmax(mxb, fabs(v));
+            }
+        nf = bsq_or<T>(nf | nfb_all);
+        mxa = bsq_max<T>(mxa);
+        mxb = bsq_max<T>(fmax(mxb, mxb_all));
+        R sa = R(1), sb = R(1), da = R(1), db = R(1);
+        if (!(mxa >= L::safelo() && mxa <= L::safehi())) L::pow2(mxa, da, sa);
+        if (OP == BSQ_GELS && !(mxb >= L::safelo() && mxb <= L::safehi())) L::pow2(mxb, db, sb);
+        if (da != R(1) || db != R(1))
+#pragma unroll 1
+            for (int j = 0; j < NC; j++)
+                for (int i = l; i < m; i += T) S[i + j * ldm] *= j < n ? da : db;
+        __syncwarp();
+
+        /* Sameh-Kuck steps.  The step loops are kept rolled (unroll 1): nvcc
+         * 13.0 (ptxas, sm_90) miscompiled the trip count of the unrolled
+         * rotation loop (bounds from min/max chains: a VIMNMX3 took n where
+         * the PTX has -n), running rotations past jhi -- wrong results and
+         * out-of-range shared-memory reads (compute-sanitizer, 2026-11-22). */
+#pragma unroll 1
+        for (int t = 0; t < nsteps; t++) {
+            const int jlo = max(0, t - m + 2), jhi = min(t >> 1, jmax);
+#pragma unroll 1
+            for (int j = jlo + l; j <= jhi; j += T) {
+                const int i = m - 1 + 2 * j - t;
+                R c, s;
+                R *col = S + j * ldm;
+                col[i - 1] = bsq_rot<R>(col[i - 1], col[i], c, s);
+                rc[j] = c;
+                rs[j] = s;
+                if (OP == BSQ_GEQRF && valid) {
+                    const int g = j * (m - 1) - j * (j - 1) / 2 + (m - 1 - i);
+                    Fs[(int64_t)(RO + 2 * g) * fld] = c;
+                    Fs[(int64_t)(RO + 2 * g + 1) * fld] = s;
+                }
+            }
+            __syncwarp();
+            /* lanes over columns; in column k the step's row pairs form one
+             * contiguous band (rotation j on rows m-2+2j-t, m-1+2j-t), taken
+             * BSQ_U pairs at a time with every load issued before the first
+             * store: the pairs are disjoint, which the compiler cannot know */
+#pragma unroll 1
+            for (int k = l; k < NC; k += T) {
+                const int je = min(jhi, k - 1), off = k * ldm + (m - 2 - t);
+                int j = jlo;
+                constexpr int U = 4;
+#pragma unroll 1
+                for (; j + U - 1 <= je; j += U) {
+                    R x[U], y[U], c[U], s[U];
+#pragma unroll
+                    for (int u = 0; u < U; u++) {
+                        x[u] = S[off + 2 * (j + u)];
+                        y[u] = S[off + 2 * (j + u) + 1];
+                        c[u] = rc[j + u];
+                        s[u] = rs[j + u];
+                    }
+#pragma unroll
+                    for (int u = 0; u < U; u++) {
+                        S[off + 2 * (j + u)] = c[u] * x[u] + s[u] * y[u];
+                        S[off + 2 * (j + u) + 1] = c[u] * y[u] - s[u] * x[u];
+                    }
+                }
+#pragma unroll 1
+                for (; j <= je; j++) {
+                    const R x = S[off + 2 * j], y = S[off + 2 * j + 1], c = rc[j], s = rs[j];
+                    S[off + 2 * j] = c * x + s * y;
+                    S[off + 2 * j + 1] = c * y - s * x;
+                }
+            }
+            __syncwarp();
+        }
+
+        /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
+         * squares taken after a power-of-two scaling of the column */
+        int zl = 0x7fffffff;
+#pragma unroll 1
+        for (int j = l; j < n; j += T) {
+            const R *col = S + j * ldm;
+            R mx = R(0);
+            for (int i = 0; i <= j; i++) mx = fmax(mx, fabs(col[i]));
+            R down, up;
+            L::pow2(mx, down, up);
+            R ss = R(0);
+            for (int i = 0; i <= j; i++) {
+                const R q = col[i] * down;
+                ss += q * q;
+            }
+            const R d = col[j] * down, tol = (R)m * L::eps();
+            const bool neg = d * d <= tol * tol * ss;
+            if (neg) zl = min(zl, j + 1);
+            rdv[j] = R(1) / (neg ? R(1) : col[j]);
+        }
+        zl = bsq_min<T>(zl);
+        const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
+        __syncwarp();
+
+        if (OP == BSQ_GEQRF) {
+            if (valid) {
+                for (int j = 0; j < n; j++)
+                    for (int i = l; i <= j; i += T) Fs[(int64_t)(i + j * n) * fld] = S[i + j * ldm];
+                for (int j = l; j < n; j += T) Fs[(int64_t)(RD + j) * fld] = rdv[j];
+                if (l == 0) {
+                    Fs[(int64_t)(RD + n) * fld] = sa;
+                    a.finfo[sys] = inf;
+                    a.info[sys] = inf;
+                }
+            }
+        } else {
+            /* back substitution, column-oriented; row r belongs to lane r % T
+             * throughout, so only x_i crosses lanes (a shuffle) */
+#pragma unroll 1
+            for (int c = 0; c < nbc; c++) {
+                R *b = S + (n + c) * ldm;
+#pragma unroll 1
+                for (int i = n - 1; i >= 0; i--) {
+                    R x = R(0);
+                    const int own = i & (T - 1);
+                    if (l == own) {
+                        const R bi = b[i], rd = rdv[i];
+                        x = bsq_rd_bad(rd) ? bi / S[i + i * ldm] : bi * rd;
+                        b[i] = x;
+                    }
+                    x = bsq_bcast<T>(x, own);
+                    const R *ri = S + i * ldm;
+                    for (int r = l; r < i; r += T) b[r] -= ri[r] * x;
+                }
+                const R sx = sb / sa;
+                for (int r = l; r < m; r += T) b[r] = inf != 0 ? L::nan() : b[r] * (r < n ? sx : sb);
+            }
+            if (pass == 0 && valid && l == 0) a.info[sys] = inf;
+            __syncwarp();
+            bsq_io<R, SW, true>(wbase, a.mstride, ldm, n, a.B, a.vb, wsys0, wcnt, m, c0, nbc, inv_m, lane);
+            __syncwarp();
+        }
+    }
+}
+
+/* geqrs: thread per system; MB >= m bounds the thread's copy of b. */
+template <typename R, int MB>
+__global__ void __launch_bounds__(128) bsq_k_geqrs(const bsq_args<R> a)
+{
+    typedef bsq_lim<R> L;
+    const int64_t sys = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (sys >= a.count) return;
+    const int m = a.m, n = a.n, nrhs = a.nrhs;
+    const int RO = n * n, RD = RO + 2 * (n * (m - 1) - n * (n - 1) / 2);
+    const R *Fs = a.F + sys;
+    const int64_t fld = a.fld;
+    R *Bs = a.B + sys * a.vb.ks;
+    int nf = 0;
+    R mx = R(0);
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < m; i++) {
+            const R v = Bs[i * a.vb.is + c * a.vb.js];
+            nf |= !isfinite(v);
+            mx = fmax(mx, fabs(v));
+        }
+    const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : a.finfo[sys];
+    R sb = R(1), db = R(1);
+    if (!(mx >= L::safelo() && mx <= L::safehi())) L::pow2(mx, db, sb);
+    const R sa = Fs[(int64_t)(RD + n) * fld], sx = sb / sa;
+    R b[MB];
+    for (int c = 0; c < nrhs; c++) {
+        R *bc = Bs + c * a.vb.js;
+        for (int i = 0; i < m; i++) b[i] = bc[i * a.vb.is] * db;
+        const R *G = Fs + (int64_t)RO * fld;
+        for (int j = 0; j < n; j++) {
+            R y = b[m - 1];
+            for (int i = m - 1; i > j; i--, G += 2 * fld) {
+                const R cc = G[0], ss = G[fld], x = b[i - 1];
+                b[i] = cc * y - ss * x;
+                y = cc * x + ss * y;
+            }
+            b[j] = y;
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            const R rd = Fs[(int64_t)(RD + i) * fld];
+            const R x = bsq_rd_bad(rd) ? b[i] / Fs[(int64_t)(i + i * n) * fld] : b[i] * rd;
+            b[i] = x;
+            const R *ri = Fs + (int64_t)i * n * fld;
+            for (int r = 0; r < i; r++) b[r] -= ri[r * fld] * x;
+        }
+        for (int i = 0; i < m; i++) bc[i * a.vb.is] = inf != 0 ? L::nan() : b[i] * (i < n ? sx : sb);
+    }
+    if (a.info) a.info[sys] = inf;
+}
+
+#endif

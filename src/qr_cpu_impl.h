@@ -1,0 +1,525 @@
+/*
+ * qr_cpu_impl.h -- precision-generic QR by Givens rotations on tiles of
+ * BSI_W systems, one system per SIMD lane; included by qr_cpu.c once per
+ * precision between tmpl_on.h and tmpl_off.h.
+ *
+ * Column j = 0..n-1 is swept bottom-up: the rotation of rows i-1 and i
+ * (i = m-1 down to j+1) zeroes A(i,j).  The entry carried up the column is
+ * the previous rotation's r, the one value a rotation waits for from the
+ * one before, so it stays in a register while the other columns are
+ * rotated in place.  Lanes never branch apart: zero guards and rank tests
+ * are selects.  The one branch, to the scaled rotation, is taken by a whole
+ * vector when some lane holds an entry outside [RTMIN, RTMAX] (dlartg's
+ * safe range), i.e. practically never for data of ordinary scale.
+ *
+ * Tile of an m-row matrix (A, R, B, Q): entry (i, j) of lane l at
+ * M[(i + j*m)*W + l].  Rotations: (c, s) vector pairs, in the order made.
+ */
+
+#define QX(i, j) (((ptrdiff_t)(i) + (ptrdiff_t)(j) * m) * BSI_W)
+#define QV(M, i, j) (*(vreal *)((M) + QX(i, j)))
+
+#define QR_MBITS (sizeof(real) == 8 ? 52 : 23)     /* mantissa bits */
+#define QR_EMAXB (sizeof(real) == 8 ? 2046 : 254)  /* twice the exponent bias */
+/* dlartg's rtmin = sqrt(safmin) and rtmax = sqrt(safmax / 2), as powers of
+ * two: inside [RTMIN, RTMAX] f*f + g*g neither overflows nor loses bits. */
+#define QR_RTMIN ((real)(sizeof(real) == 8 ? 0x1p-511 : 0x1p-63))
+#define QR_RTMAX ((real)(sizeof(real) == 8 ? 0x1p+511 : 0x1p+63))
+#define QR_EPS ((real)(sizeof(real) == 8 ? DBL_EPSILON : FLT_EPSILON))
+#define QR_TINY ((real)(sizeof(real) == 8 ? DBL_MIN : FLT_MIN))
+
+static inline vreal FN(qr_splat)(real x) { return FN(bsi_set1)(x); }
+static inline vreal FN(qr_max)(vreal a, vreal b) { return FN(bsi_sel)(a > b, a, b); }
+
+/* 1 when every lane of m is set.  (With AVX-512 one test instruction; the
+ * lane loop would extract every lane.) */
+static inline int FN(qr_all)(vmask m)
+{
+#if defined(__AVX512F__)
+    if (sizeof(real) == 8) return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) == 0xFF;
+    return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) == 0xFFFF;
+#else
+    int a = 1;
+    for (int l = 0; l < BSI_W; l++) a &= m[l] != 0;
+    return a;
+#endif
+}
+
+/* down = 2^-e and up = 2^e for u >= 0 in [2^e, 2^(e+1)), e clamped so that
+ * both are normal numbers: scaling by them is exact. */
+static inline void FN(qr_pow2)(vreal u, vreal *down, vreal *up)
+{
+    vmask eb = (vmask)u >> QR_MBITS;
+    const vmask lo = (vmask){0} + 1, hi = (vmask){0} + (QR_EMAXB - 1);
+    vmask t = eb < lo;
+    eb = (t & lo) | (~t & eb);
+    t = eb > hi;
+    eb = (t & hi) | (~t & eb);
+    *down = (vreal)(((vmask){0} + QR_EMAXB - eb) << QR_MBITS);
+    *up = (vreal)(eb << QR_MBITS);
+}
+
+/* sqrt(x) and 1/sqrt(x) for normal x > 0.  The reciprocal comes from the
+ * 14-bit estimate and Newton steps on the FMA units, so that the divider
+ * only computes the square root on which the next rotation waits. */
+static inline void FN(qr_sqrt_rsqrt)(vreal x, vreal *sq, vreal *rs)
+{
+#if defined(__AVX512F__)
+    if (sizeof(real) == 8) {
+        *sq = (vreal)_mm512_sqrt_pd((__m512d)x);
+        *rs = (vreal)_mm512_rsqrt14_pd((__m512d)x);
+    } else {
+        *sq = (vreal)_mm512_sqrt_ps((__m512)x);
+        *rs = (vreal)_mm512_rsqrt14_ps((__m512)x);
+    }
+    /* y += y (1/2 - x/2 y^2): relative error 2^-14 -> 2^-27 -> 2^-53 */
+    const vreal h = x * (real)0.5, half = FN(qr_splat)((real)0.5);
+    for (int it = 0; it < (sizeof(real) == 8 ? 2 : 1); it++) *rs += *rs * (half - h * *rs * *rs);
+#else
+    for (int l = 0; l < BSI_W; l++) {
+        (*sq)[l] = sizeof(real) == 8 ? sqrt(x[l]) : sqrtf(x[l]);
+        (*rs)[l] = 1 / (*sq)[l];
+    }
+#endif
+}
+
+/* The rotation [c s; -s c] taking (f, g) to (r, 0), as LAPACK's dlartg
+ * (3.10): r has the sign of f, c >= 0; g = 0 gives (1, 0), f = g = 0 gives
+ * (1, 0, r = 0); entries outside the safe range are scaled by an exact
+ * power of two first.  Returns r. */
+static inline __attribute__((always_inline)) vreal FN(qr_rot)(vreal f, vreal g, vreal *c, vreal *s)
+{
+    const vreal one = FN(qr_splat)(1), zro = FN(qr_splat)(0);
+    const vreal u = FN(qr_max)(FN(bsi_abs)(f), FN(bsi_abs)(g));
+    const int scaled = !FN(qr_all)(((u >= FN(qr_splat)(QR_RTMIN)) & (u <= FN(qr_splat)(QR_RTMAX))) | (u == zro));
+    vreal fs = f, gs = g, up = one;
+    if (__builtin_expect(scaled, 0)) {
+        vreal down;
+        FN(qr_pow2)(u, &down, &up);
+        fs = f * down;
+        gs = g * down;
+    }
+    const vreal d2 = fs * fs + gs * gs;
+    const vmask z = d2 == zro; /* f = g = 0: nothing else underflows to 0 here */
+    vreal d, rd;
+    FN(qr_sqrt_rsqrt)(FN(bsi_sel)(z, one, d2), &d, &rd);
+    const vmask sgn = (vmask)f & (vmask)FN(qr_splat)(-0.0f);
+    const vreal rinv = (vreal)((vmask)rd | sgn); /* 1/r */
+    *c = FN(bsi_sel)(z, one, fs * rinv);
+    *s = gs * rinv;
+    vreal r = (vreal)((vmask)FN(bsi_sel)(z, zro, d) | sgn);
+    if (__builtin_expect(scaled, 0)) r *= up;
+    return r;
+}
+
+/* Applies the rotations of column j (at G, in the order made) to one
+ * m-vector b (a tile column: of A, B or Q^T), walking up the column with
+ * the carried entry in a register: one load and one store per entry. */
+static inline __attribute__((always_inline)) void FN(qr_apply)(const int m, const int j, const real *restrict G,
+                                                              real *restrict b)
+{
+    vreal *v = (vreal *)b, y = v[m - 1];
+    for (int i = m - 1; i > j; i--, G += 2 * BSI_W) {
+        const vreal c = *(const vreal *)G, s = *(const vreal *)(G + BSI_W), x = v[i - 1];
+        v[i] = c * y - s * x;
+        y = c * x + s * y;
+    }
+    v[j] = y;
+}
+
+/* Sweeps column j of T: makes the rotations zeroing T(m-1..j+1, j) (stored
+ * at G; R(j,j) lands in T(j,j); the zeroed entries are not written, nothing
+ * reads below R's diagonal), then applies them column by column to columns
+ * j+1..n-1.  Column by column rather than rotation by rotation: a column is
+ * contiguous, where a row of a tile strides m*W reals, and for large m*n
+ * rows map to few cache sets. */
+static inline __attribute__((always_inline)) void FN(qr_sweep)(const int m, const int n, const int j,
+                                                              real *restrict T, real *restrict G)
+{
+    vreal g = QV(T, m - 1, j);
+    real *Gi = G;
+    for (int i = m - 1; i > j; i--, Gi += 2 * BSI_W) {
+        vreal c, s;
+        g = FN(qr_rot)(QV(T, i - 1, j), g, &c, &s);
+        *(vreal *)Gi = c;
+        *(vreal *)(Gi + BSI_W) = s;
+    }
+    QV(T, j, j) = g;
+    for (int k = j + 1; k < n; k++) FN(qr_apply)(m, j, G, T + QX(0, k));
+}
+
+/* Lanes whose R(j,j) is negligible: |R(j,j)| <= m eps ||R(0:j, j)||_2, the
+ * norm of column j of A (Q preserves it); squares taken after an exact
+ * power-of-two scaling so that neither 1e-300 nor 1e300 columns misjudge. */
+static inline __attribute__((always_inline)) vmask FN(qr_negligible)(const int m, const int j, const real *T)
+{
+    vreal mx = FN(qr_splat)(0), ss = FN(qr_splat)(0), down, up;
+    for (int i = 0; i <= j; i++) mx = FN(qr_max)(mx, FN(bsi_abs)(QV(T, i, j)));
+    FN(qr_pow2)(mx, &down, &up);
+    for (int i = 0; i <= j; i++) {
+        const vreal t = QV(T, i, j) * down;
+        ss += t * t;
+    }
+    const vreal d = QV(T, j, j) * down, tol = FN(qr_splat)((real)m * QR_EPS);
+    return d * d <= tol * tol * ss;
+}
+
+/* Lanes where multiplying by rd = 1/R(j,j) would lose the answer: R(j,j)
+ * below 1/REAL_MAX (rd infinite) or so large that rd is subnormal. */
+static inline vmask FN(qr_rd_bad)(vreal rd)
+{
+    const vreal a = FN(bsi_abs)(rd);
+    return (a == FN(qr_splat)(INFINITY)) | (a < FN(qr_splat)(QR_TINY));
+}
+
+/* Scales each lane of the `count` vectors at X by an exact power of two
+ * that brings its largest magnitude into [1, 2), as LAPACK's dgels scales
+ * A and B into a safe range: then the back substitution's products R(k,i)
+ * x_i stay near cond(A) |b| and cannot overflow (nor underflow) for data
+ * of extreme scale, e.g. 1e35 in float.  Lanes already within
+ * [2^-QR_SAFE, 2^QR_SAFE] (all lanes, in practice) are left alone: the pass
+ * then only reads.  Returns the factor undoing the scaling (1 if none). */
+#define QR_SAFE (sizeof(real) == 8 ? 64 : 16)
+static inline vreal FN(qr_scale)(real *restrict X, const int64_t count)
+{
+    vreal mx = FN(qr_splat)(0), down, up;
+    for (int64_t e = 0; e < count; e++) mx = FN(qr_max)(mx, FN(bsi_abs)(*(vreal *)(X + e * BSI_W)));
+    const vreal lo = FN(qr_splat)((real)ldexp(1, -QR_SAFE)), hi = FN(qr_splat)((real)ldexp(1, QR_SAFE));
+    if (FN(qr_all)((mx >= lo) & (mx <= hi))) return FN(qr_splat)(1);
+    FN(qr_pow2)(mx, &down, &up);
+    for (int64_t e = 0; e < count; e++) *(vreal *)(X + e * BSI_W) *= down;
+    return up;
+}
+
+/* Undoes the scalings of A (sa) and B (sb) on a solved B: x = x' sb / sa,
+ * the residual rows n..m-1 times sb. */
+static inline void FN(qr_unscale)(const int m, const int n, real *restrict B, const int nrhs, vreal sa, vreal sb)
+{
+    const vreal one = FN(qr_splat)(1);
+    if (FN(qr_all)((sa == one) & (sb == one))) return;
+    const vreal sx = sb / sa;
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < m; i++) QV(B, i, c) *= i < n ? sx : sb;
+}
+
+/* Factors the tile T (m x n) in place, keeping the rotations at G (all of
+ * them, in order, when keep; otherwise one column's at a time, reusing G)
+ * and 1/R(j,j) in rd (1 for negligible R(j,j)).  With B (nrhs columns of m
+ * rows), applies each column's rotations to B, then solves R x = (Q^T b)
+ * (0:n-1) in place (fused gels).  Returns, per lane, the first negligible
+ * column (1-based) or 0. */
+static inline __attribute__((always_inline)) vreal FN(qr_factor)(const int m, const int n, real *restrict T,
+                                                                real *restrict G, const int keep,
+                                                                vreal *restrict rd, real *restrict B,
+                                                                const int nrhs)
+{
+    const vreal zro = FN(qr_splat)(0), one = FN(qr_splat)(1);
+    vreal zinfo = zro;
+    real *Gj = G;
+    for (int j = 0; j < n; j++) {
+        FN(qr_sweep)(m, n, j, T, Gj);
+        if (B)
+            for (int c = 0; c < nrhs; c++) FN(qr_apply)(m, j, Gj, B + QX(0, c));
+        if (keep) Gj += (ptrdiff_t)2 * (m - 1 - j) * BSI_W;
+        const vmask neg = FN(qr_negligible)(m, j, T);
+        zinfo = FN(bsi_sel)(neg & (zinfo == zro), FN(qr_splat)((real)(j + 1)), zinfo);
+        rd[j] = one / FN(bsi_sel)(neg, one, QV(T, j, j));
+    }
+    return zinfo;
+}
+
+/* b <- R^{-1} b for the nrhs columns of B (rows 0..n-1), column-oriented:
+ * each solved x_i is subtracted from the rows above at once (independent
+ * FMAs rather than one dot-product chain per row). */
+static inline __attribute__((always_inline)) void FN(qr_back)(const int m, const int n, const real *restrict T,
+                                                             const vreal *restrict rd, real *restrict B,
+                                                             const int nrhs)
+{
+    int divide = 0;
+    for (int i = 0; i < n; i++) divide |= !FN(qr_all)(~FN(qr_rd_bad)(rd[i]));
+    for (int c = 0; c < nrhs; c++) {
+        vreal *b = (vreal *)(B + QX(0, c));
+        for (int i = n - 1; i >= 0; i--) {
+            vreal x = b[i] * rd[i];
+            if (divide) x = FN(bsi_sel)(FN(qr_rd_bad)(rd[i]), b[i] / QV(T, i, i), x);
+            b[i] = x;
+            const vreal *t = (const vreal *)(T + QX(0, i));
+            for (int k = 0; k < i; k++) b[k] -= t[k] * x;
+        }
+    }
+}
+
+/* Per-lane info of a solve (non-finite input wins over rank deficiency);
+ * the m x nrhs block of every failed lane is NaN-filled. */
+static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf, vreal zinfo, real *X,
+                                  int32_t *linfo)
+{
+    for (int l = 0; l < BSI_W; l++) {
+        linfo[l] = nf[l] ? BSOLVE_INFO_NONFINITE : (int32_t)zinfo[l];
+        for (int64_t e = 0; linfo[l] != 0 && e < (int64_t)m * nrhs; e++) X[e * BSI_W + l] = (real)NAN;
+    }
+}
+
+/* The tile operations, instantiated with a compile-time n for n <= 16
+ * (the column loops then unroll) and with a run-time n otherwise; a table
+ * indexed by n picks one (index 0: run-time n). */
+#define QR_TILE_FNS(N)                                                                                       \
+    static vreal FN(qr_gels_t##N)(int m, int n, real *T, real *G, vreal *rd, real *B, int nrhs)               \
+    {                                                                                                        \
+        const int nn = (N) ? (N) : n;                                                                        \
+        const vreal sa = FN(qr_scale)(T, (int64_t)m * nn), sb = FN(qr_scale)(B, (int64_t)m * nrhs);          \
+        const vreal zinfo = FN(qr_factor)(m, nn, T, G, 0, rd, B, nrhs);                                      \
+        FN(qr_back)(m, nn, T, rd, B, nrhs);                                                                  \
+        FN(qr_unscale)(m, nn, B, nrhs, sa, sb);                                                              \
+        return zinfo;                                                                                        \
+    }                                                                                                        \
+    /* rd[n] receives A's scale factor */                                                                    \
+    static vreal FN(qr_geqrf_t##N)(int m, int n, real *T, real *G, vreal *rd)                                 \
+    {                                                                                                        \
+        const int nn = (N) ? (N) : n;                                                                        \
+        rd[nn] = FN(qr_scale)(T, (int64_t)m * nn);                                                           \
+        return FN(qr_factor)(m, nn, T, G, 1, rd, NULL, 0);                                                   \
+    }                                                                                                        \
+    static void FN(qr_geqrs_t##N)(int m, int n, const real *T, const real *G, const vreal *rd, real *B,       \
+                                  int nrhs)                                                                  \
+    {                                                                                                        \
+        const int nn = (N) ? (N) : n;                                                                        \
+        const vreal sb = FN(qr_scale)(B, (int64_t)m * nrhs);                                                 \
+        for (int c = 0; c < nrhs; c++) {                                                                     \
+            const real *Gj = G;                                                                              \
+            for (int j = 0; j < nn; Gj += (ptrdiff_t)2 * (m - 1 - j) * BSI_W, j++)                            \
+                FN(qr_apply)(m, j, Gj, B + QX(0, c));                                                        \
+        }                                                                                                    \
+        FN(qr_back)(m, nn, T, rd, B, nrhs);                                                                  \
+        FN(qr_unscale)(m, nn, B, nrhs, rd[nn], sb);                                                          \
+    }
+QR_TILE_FNS(0) QR_TILE_FNS(1) QR_TILE_FNS(2) QR_TILE_FNS(3) QR_TILE_FNS(4) QR_TILE_FNS(5) QR_TILE_FNS(6)
+QR_TILE_FNS(7) QR_TILE_FNS(8) QR_TILE_FNS(9) QR_TILE_FNS(10) QR_TILE_FNS(11) QR_TILE_FNS(12) QR_TILE_FNS(13)
+QR_TILE_FNS(14) QR_TILE_FNS(15) QR_TILE_FNS(16)
+#undef QR_TILE_FNS
+
+#define QR_TABLE(op)                                                                                         \
+    {FN(op##0), FN(op##1), FN(op##2), FN(op##3), FN(op##4), FN(op##5), FN(op##6), FN(op##7), FN(op##8),       \
+     FN(op##9), FN(op##10), FN(op##11), FN(op##12), FN(op##13), FN(op##14), FN(op##15), FN(op##16)}
+static vreal (*const FN(qr_gels_tab)[17])(int, int, real *, real *, vreal *, real *, int) = QR_TABLE(qr_gels_t);
+static vreal (*const FN(qr_geqrf_tab)[17])(int, int, real *, real *, vreal *) = QR_TABLE(qr_geqrf_t);
+static void (*const FN(qr_geqrs_tab)[17])(int, int, const real *, const real *, const vreal *, real *,
+                                          int) = QR_TABLE(qr_geqrs_t);
+#undef QR_TABLE
+#define QR_NIX(n) ((n) <= 16 ? (n) : 0)
+
+/* ---- batch drivers: chunks of tiles distributed over OpenMP threads ------ */
+
+/* Workspace bytes for `elems` reals, rounded to a cache line so that
+ * regions and per-thread slices never share one. */
+static size_t FN(qr_region)(size_t elems) { return (elems * sizeof(real) + 63) / 64 * 64; }
+
+/* Reals per system-tile of a factorization object: R (of A scaled by
+ * qr_scale), the rotations, then rd: 1/R(j,j) and A's scale factor. */
+static int64_t FN(qr_ft)(int64_t m, int64_t n)
+{
+    const int64_t nrot = n * (m - 1) - n * (n - 1) / 2;
+    return (m * n + 2 * nrot + n + 1) * BSI_W;
+}
+
+typedef struct {
+    int S;           /* systems per chunk (a multiple of W) */
+    int64_t nchunks;
+    int nth;
+} FN(qr_plan_t);
+
+static FN(qr_plan_t) FN(qr_plan)(const bsolve_ctx *ctx, int m, int n, int64_t batch)
+{
+    FN(qr_plan_t) p;
+    p.S = bsi_chunk_systems(m, n, BSI_W, sizeof(real));
+    p.nchunks = (batch + p.S - 1) / p.S;
+    p.nth = bsi_cpu_threads(ctx, p.nchunks);
+    return p;
+}
+
+static bsolve_status FN(qr_gels)(bsolve_ctx *ctx, int m, int n, int nrhs, int64_t batch, const real *A,
+                                 bsolve_layout la, real *B, bsolve_layout lb, int32_t *info)
+{
+    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch);
+    const int64_t tsa = (int64_t)m * n * BSI_W, tsb = (int64_t)m * nrhs * BSI_W;
+    const size_t sa = FN(qr_region)((size_t)pl.S * m * n), sb = FN(qr_region)((size_t)pl.S * m * nrhs),
+                 sg = FN(qr_region)((size_t)2 * m * BSI_W), sr = FN(qr_region)((size_t)n * BSI_W);
+    const size_t per = sa + sb + sg + sr;
+    char *ws = bsi_workspace(ctx, per * pl.nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gels: out of memory for a %zu-byte workspace", per * pl.nth);
+    vreal (*const tile)(int, int, real *, real *, vreal *, real *, int) = FN(qr_gels_tab)[QR_NIX(n)];
+#pragma omp parallel num_threads(pl.nth)
+    {
+        char *my = ws + per * omp_get_thread_num();
+        real *TA = (real *)my, *TB = (real *)(my + sa), *G = (real *)(my + sa + sb);
+        vreal *rd = (vreal *)(my + sa + sb + sg);
+        int32_t nfa[BSI_CHUNK_MAX], nfb[BSI_CHUNK_MAX], nf[BSI_W], linfo[BSI_W];
+#pragma omp for schedule(static)
+        for (int64_t ch = 0; ch < pl.nchunks; ch++) {
+            const int64_t k0 = ch * pl.S;
+            const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S;
+            FN(bsi_pack)(TA, tsa, A, la, m, n, k0, cnt, 1, nfa);
+            FN(bsi_pack)(TB, tsb, B, lb, m, nrhs, k0, cnt, 0, nfb);
+            for (int t = 0; t * BSI_W < cnt; t++) {
+                real *X = TB + t * tsb;
+                const vreal zinfo = tile(m, n, TA + t * tsa, G, rd, X, nrhs);
+                for (int l = 0; l < BSI_W; l++) {
+                    const int s = t * BSI_W + l;
+                    nf[l] = s < cnt ? nfa[s] | nfb[s] : 0;
+                }
+                FN(qr_verdict)(m, nrhs, nf, zinfo, X, linfo);
+                for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) info[k0 + t * BSI_W + l] = linfo[l];
+            }
+            FN(bsi_unpack)(TB, tsb, B, lb, m, nrhs, k0, cnt);
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+static bsolve_status FN(qr_alloc)(bsolve_ctx *ctx, bsolve_qr *qr)
+{
+    const int64_t ntiles = qr->batch / BSI_W + (qr->batch % BSI_W != 0); /* no overflow near INT64_MAX */
+    const size_t nt = ntiles > 0 ? (size_t)ntiles : 1, ft = (size_t)FN(qr_ft)(qr->m, qr->n) * sizeof(real);
+    if (nt > (SIZE_MAX - 64) / ft)
+        return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_qr_create: %lld systems of %lld x %lld exceed the address space",
+                        (long long)qr->batch, (long long)qr->m, (long long)qr->n);
+    qr->f = aligned_alloc(64, (ft * nt + 63) / 64 * 64);
+    qr->info = malloc(sizeof(int32_t) * (qr->batch > 0 ? (size_t)qr->batch : 1));
+    if (!qr->f || !qr->info) {
+        bsi_cpu_qr_free(qr);
+        return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_qr_create: out of memory for %lld systems of %lld x %lld",
+                        (long long)qr->batch, (long long)qr->m, (long long)qr->n);
+    }
+    qr->ld = ntiles * BSI_W;
+    return BSOLVE_SUCCESS;
+}
+
+static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
+{
+    const int m = (int)qr->m, n = (int)qr->n;
+    const int64_t batch = qr->batch, ft = FN(qr_ft)(m, n), tsa = (int64_t)m * n * BSI_W;
+    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch);
+    real *F = qr->f;
+    vreal (*const tile)(int, int, real *, real *, vreal *) = FN(qr_geqrf_tab)[QR_NIX(n)];
+#pragma omp parallel num_threads(pl.nth)
+    {
+        int32_t nf[BSI_CHUNK_MAX];
+#pragma omp for schedule(static)
+        for (int64_t ch = 0; ch < pl.nchunks; ch++) {
+            const int64_t k0 = ch * pl.S, t0 = k0 / BSI_W;
+            const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S;
+            /* packed straight into the object's own tiles */
+            FN(bsi_pack)(F + ft * t0, ft, A, la, m, n, k0, cnt, 1, nf);
+            for (int t = 0; t * BSI_W < cnt; t++) {
+                real *T = F + ft * (t0 + t);
+                const vreal zinfo = tile(m, n, T, T + tsa, (vreal *)(T + ft - (int64_t)(n + 1) * BSI_W));
+                for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) {
+                    const int s = t * BSI_W + l;
+                    const int32_t v = nf[s] ? BSOLVE_INFO_NONFINITE : (int32_t)zinfo[l];
+                    qr->info[k0 + s] = v;
+                    info[k0 + s] = v;
+                }
+            }
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+static bsolve_status FN(qr_geqrs)(bsolve_ctx *ctx, const bsolve_qr *qr, int nrhs, real *B, bsolve_layout lb,
+                                  int32_t *info)
+{
+    const int m = (int)qr->m, n = (int)qr->n;
+    const int64_t batch = qr->batch, ft = FN(qr_ft)(m, n), tsa = (int64_t)m * n * BSI_W,
+                  tsb = (int64_t)m * nrhs * BSI_W;
+    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch);
+    const size_t per = FN(qr_region)((size_t)pl.S * m * nrhs);
+    char *ws = bsi_workspace(ctx, per * pl.nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_geqrs: out of memory for a %zu-byte workspace", per * pl.nth);
+    const real *F = qr->f;
+    void (*const tile)(int, int, const real *, const real *, const vreal *, real *, int) =
+        FN(qr_geqrs_tab)[QR_NIX(n)];
+#pragma omp parallel num_threads(pl.nth)
+    {
+        real *TB = (real *)(ws + per * omp_get_thread_num());
+        int32_t nfb[BSI_CHUNK_MAX], nf[BSI_W], linfo[BSI_W];
+#pragma omp for schedule(static)
+        for (int64_t ch = 0; ch < pl.nchunks; ch++) {
+            const int64_t k0 = ch * pl.S, t0 = k0 / BSI_W;
+            const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S;
+            FN(bsi_pack)(TB, tsb, B, lb, m, nrhs, k0, cnt, 0, nfb);
+            for (int t = 0; t * BSI_W < cnt; t++) {
+                const real *T = F + ft * (t0 + t);
+                real *X = TB + t * tsb;
+                tile(m, n, T, T + tsa, (const vreal *)(T + ft - (int64_t)(n + 1) * BSI_W), X, nrhs);
+                vreal finfo;
+                for (int l = 0; l < BSI_W; l++) {
+                    const int s = t * BSI_W + l;
+                    nf[l] = s < cnt ? nfb[s] : 0;
+                    finfo[l] = s < cnt ? qr->info[k0 + s] : 0;
+                }
+                FN(qr_verdict)(m, nrhs, nf, finfo, X, linfo);
+                if (info)
+                    for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) info[k0 + t * BSI_W + l] = linfo[l];
+            }
+            FN(bsi_unpack)(TB, tsb, B, lb, m, nrhs, k0, cnt);
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+/* Q = G_1^T G_2^T ... (Q^T A = R with Q^T = ... G_2 G_1), formed from the
+ * identity by applying each rotation to a pair of columns; R with zeros
+ * below the diagonal.  One tile at a time through the workspace. */
+static bsolve_status FN(qr_export)(bsolve_ctx *ctx, const bsolve_qr *qr, real *Q, bsolve_layout lq, real *R,
+                                   bsolve_layout lr)
+{
+    const int m = (int)qr->m, n = (int)qr->n;
+    const int64_t batch = qr->batch, ntiles = (batch + BSI_W - 1) / BSI_W, ft = FN(qr_ft)(m, n),
+                  tsa = (int64_t)m * n * BSI_W;
+    const int nth = bsi_cpu_threads(ctx, ntiles);
+    const size_t sq = FN(qr_region)((size_t)m * m * BSI_W), per = sq + FN(qr_region)((size_t)n * n * BSI_W);
+    char *ws = bsi_workspace(ctx, per * nth);
+    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_qr_export: out of memory for a %zu-byte workspace", per * nth);
+    const real *F = qr->f;
+#pragma omp parallel for num_threads(nth) schedule(static)
+    for (int64_t t = 0; t < ntiles; t++) {
+        real *TQ = (real *)(ws + per * omp_get_thread_num()), *TR = (real *)((char *)TQ + sq);
+        const real *T = F + ft * t, *G = T + tsa;
+        const int64_t k0 = t * BSI_W;
+        const int nl = batch - k0 < BSI_W ? (int)(batch - k0) : BSI_W;
+        if (Q) {
+            for (int j = 0; j < m; j++)
+                for (int i = 0; i < m; i++) QV(TQ, i, j) = FN(qr_splat)(i == j);
+            for (int j = 0; j < n; j++)
+                for (int i = m - 1; i > j; i--, G += 2 * BSI_W) {
+                    const vreal c = *(const vreal *)G, s = *(const vreal *)(G + BSI_W);
+                    for (int r = 0; r < m; r++) {
+                        const vreal x = QV(TQ, r, i - 1), y = QV(TQ, r, i);
+                        QV(TQ, r, i - 1) = c * x + s * y;
+                        QV(TQ, r, i) = c * y - s * x;
+                    }
+                }
+            FN(bsi_unpack)(TQ, 0, Q, lq, m, m, k0, nl);
+        }
+        if (R) {
+            const vreal sa = *(const vreal *)(T + ft - BSI_W); /* A's scale factor */
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++)
+                    *(vreal *)(TR + ((ptrdiff_t)i + (ptrdiff_t)j * n) * BSI_W) =
+                        i <= j ? QV(T, i, j) * sa : FN(qr_splat)(0);
+            FN(bsi_unpack)(TR, 0, R, lr, n, n, k0, nl);
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+#undef QR_NIX
+#undef QX
+#undef QV
+#undef QR_MBITS
+#undef QR_EMAXB
+#undef QR_RTMIN
+#undef QR_RTMAX
+#undef QR_EPS
+#undef QR_TINY
+#undef QR_SAFE

@@ -1,0 +1,480 @@
+/*
+ * gpu_qr.c -- GPU-only checks of the CUDA QR backend (make gpu-test):
+ * bsolve_?gels, ?geqrf / ?geqrs, bsolve_qr_export against the CPU backend.
+ *
+ * On the same random inputs (uniform [-1, 1] plus sqrt(n) on the diagonal,
+ * so that square systems are well conditioned), per system:
+ *   - info identical to the CPU backend's (0, the negligible column for a
+ *     zero column or two equal columns, -1 for NaN/Inf in A or B);
+ *   - host- and device-pointer results bit-identical (same kernels);
+ *   - solved systems: the least-squares optimality ratio
+ *     ||A^T (b - A x)|| / (m eps ||A||_F (||r|| + ||A||_F ||x||)) < 30 in
+ *     long double from the original data; x and the residual rows n..m-1
+ *     (which depend on the rotation order and sign convention: they check
+ *     that Q is the CPU's; compared in magnitude, see run_case) equal to
+ *     the CPU's within 1000 m eps;
+ *   - failed systems all NaN (m x nrhs); every output written (poisoned
+ *     first), gaps untouched, A left bit-identical;
+ *   - geqrf + geqrs give gels' info and solutions; export gives
+ *     ||Q^T Q - I|| / (m eps) < 30, ||Q(:,0:n-1) R - A|| / (m eps ||A||) < 30,
+ *     R equal to the CPU backend's export within 1000 m eps ||A||.
+ * Sizes: n = 1..16 and 20, 24, 32, 40, 48, 64; m in {n, n+1, 2n, 128};
+ * nrhs 1..3 (and 11: several passes); batch 1, 33, 10007; every layout of
+ * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float).
+ * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer.
+ * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batchsolve.h"
+
+#ifdef BSOLVE_TEST_CUDART
+#include <cuda_runtime.h>
+#define HAVE_CUDART 1
+#endif
+
+static long nfail, nchecks;
+static int quick;
+#define CHECK(cond, ...)                                                 \
+    do {                                                                 \
+        nchecks++;                                                       \
+        if (!(cond)) {                                                   \
+            if (nfail++ < 30) {                                          \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);     \
+                fprintf(stderr, __VA_ARGS__);                            \
+                fprintf(stderr, "\n");                                   \
+            }                                                            \
+        }                                                                \
+    } while (0)
+
+#ifndef HAVE_CUDART
+int main(void)
+{
+    bsolve_ctx *ctx = NULL;
+    if (bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CUDA) == BSOLVE_ENODEVICE) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    printf("SKIP: built without the CUDA backend\n");
+    bsolve_ctx_destroy(ctx);
+    return 0;
+}
+#else
+
+#define CU(x)                                                                                        \
+    do {                                                                                             \
+        cudaError_t e_ = (x);                                                                        \
+        if (e_ != cudaSuccess) {                                                                     \
+            fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+            exit(1);                                                                                 \
+        }                                                                                            \
+    } while (0)
+
+static uint64_t rs = 0x9e3779b97f4a7c15ULL;
+static double urand(void) /* [-1, 1], never 0 */
+{
+    rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17;
+    double u = (double)(rs >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    return u == 0 ? 0.5 : u;
+}
+
+static int64_t idx(bsolve_layout l, int64_t r, int64_t i, int64_t j, int64_t k)
+{
+    switch (l.kind) {
+    case BSOLVE_COL_MAJOR: return k * l.stride + i + j * l.ld;
+    case BSOLVE_ROW_MAJOR: return k * l.stride + i * l.ld + j;
+    default: return (i + j * r) * l.ld + k;
+    }
+}
+static bsolve_layout mk(bsolve_layout_kind kind, int pad, int64_t r, int64_t c, int64_t batch)
+{
+    bsolve_layout l = {kind, 0, 0};
+    if (kind == BSOLVE_COL_MAJOR) { l.ld = r + pad; l.stride = l.ld * c + 3 * pad; }
+    else if (kind == BSOLVE_ROW_MAJOR) { l.ld = c + pad; l.stride = l.ld * r + 3 * pad; }
+    else l.ld = batch + 5 * pad;
+    return l;
+}
+static size_t span(bsolve_layout l, int64_t r, int64_t c, int64_t batch)
+{
+    return l.kind == BSOLVE_INTERLEAVED ? (size_t)(l.ld * r * c) : (size_t)(l.stride * batch);
+}
+static double get(const void *p, int dbl, int64_t o) { return dbl ? ((const double *)p)[o] : ((const float *)p)[o]; }
+static void put(void *p, int dbl, int64_t o, double v)
+{
+    if (dbl) ((double *)p)[o] = v;
+    else ((float *)p)[o] = (float)v;
+}
+static int same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
+static bsolve_status gels(bsolve_ctx *c, int dbl, int64_t m, int64_t n, int64_t nrhs, int64_t batch, const void *A,
+                          bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
+{
+    return dbl ? bsolve_dgels(c, m, n, nrhs, batch, A, la, B, lb, info)
+               : bsolve_sgels(c, m, n, nrhs, batch, A, la, B, lb, info);
+}
+static bsolve_status geqrf(bsolve_ctx *c, int dbl, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
+{
+    return dbl ? bsolve_dgeqrf(c, A, la, qr, info) : bsolve_sgeqrf(c, A, la, qr, info);
+}
+static bsolve_status geqrs(bsolve_ctx *c, int dbl, bsolve_qr *qr, int64_t nrhs, void *B, bsolve_layout lb,
+                           int32_t *info)
+{
+    return dbl ? bsolve_dgeqrs(c, qr, nrhs, B, lb, info) : bsolve_sgeqrs(c, qr, nrhs, B, lb, info);
+}
+
+/* ||A^T (b - A x)|| / (m eps ||A||_F (||r|| + ||A||_F ||x||)), worst over
+ * the right-hand sides of system k; INFINITY for a non-finite x. */
+static double lsq_ratio(int m, int n, int nrhs, int dbl, const void *A, bsolve_layout la, const void *B,
+                        const void *X, bsolve_layout lb, int64_t k)
+{
+    const double eps = dbl ? 2.220446049250313e-16 : 1.1920929e-07;
+    long double af = 0, *r = malloc(sizeof *r * m);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            long double a = get(A, dbl, idx(la, m, i, j, k));
+            af += a * a;
+        }
+    af = sqrtl(af);
+    double worst = 0;
+    for (int c = 0; c < nrhs; c++) {
+        long double xn = 0, rn = 0, gn = 0;
+        for (int j = 0; j < n; j++) {
+            long double x = get(X, dbl, idx(lb, m, j, c, k));
+            if (!isfinite((double)x)) { free(r); return INFINITY; }
+            xn += x * x;
+        }
+        for (int i = 0; i < m; i++) {
+            long double s = get(B, dbl, idx(lb, m, i, c, k));
+            for (int j = 0; j < n; j++)
+                s -= (long double)get(A, dbl, idx(la, m, i, j, k)) * get(X, dbl, idx(lb, m, j, c, k));
+            r[i] = s;
+            rn += s * s;
+        }
+        for (int j = 0; j < n; j++) {
+            long double g = 0;
+            for (int i = 0; i < m; i++) g += (long double)get(A, dbl, idx(la, m, i, j, k)) * r[i];
+            gn += g * g;
+        }
+        const long double den = m * eps * af * (sqrtl(rn) + af * sqrtl(xn));
+        const double q = den == 0 ? (gn == 0 ? 0 : INFINITY) : (double)(sqrtl(gn) / den);
+        if (q > worst) worst = q;
+    }
+    free(r);
+    return worst;
+}
+
+static const char *kname[] = {"col", "row", "il"};
+
+/* Export checks of a GPU factorization against A and the CPU's export. */
+static void check_export(bsolve_ctx *cpu, bsolve_ctx *gpu, int dbl, int m, int n, int64_t batch, const void *A,
+                         bsolve_layout la, bsolve_qr *qg, const int32_t *finfo, const char *desc)
+{
+    const size_t es = dbl ? 8 : 4;
+    const double eps = dbl ? 2.220446049250313e-16 : 1.1920929e-07;
+    bsolve_layout lq = bsolve_layout_col_major(m, (int64_t)m * m), lr = bsolve_layout_col_major(n, (int64_t)n * n);
+    void *Q = malloc((size_t)m * m * batch * es), *Rg = malloc((size_t)n * n * batch * es),
+         *Rc = malloc((size_t)n * n * batch * es);
+    for (int64_t t = 0; t < (int64_t)m * m * batch; t++) put(Q, dbl, t, 777.0);
+    for (int64_t t = 0; t < (int64_t)n * n * batch; t++) put(Rg, dbl, t, 777.0);
+    bsolve_status s = bsolve_qr_export(gpu, qg, Q, lq, Rg, lr);
+    CHECK(s == 0, "%s: export status %d (%s)", desc, s, bsolve_ctx_message(gpu));
+    bsolve_qr *qc = NULL;
+    int32_t *ic = malloc(batch * 4);
+    s = bsolve_qr_create(cpu, dbl ? BSOLVE_PREC_D : BSOLVE_PREC_S, m, n, batch, &qc);
+    if (s == 0) s = geqrf(cpu, dbl, A, la, qc, ic);
+    if (s == 0) s = bsolve_qr_export(cpu, qc, NULL, lq, Rc, lr);
+    CHECK(s == 0, "%s: CPU export status %d", desc, s);
+    long bad_q = 0, bad_qr = 0, bad_r = 0, bad_w = 0;
+    double wq = 0, wqr = 0, wr = 0;
+    for (int64_t k = 0; k < batch; k++) {
+        if (finfo[k] == BSOLVE_INFO_NONFINITE) continue;
+        double an = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) an = fmax(an, fabs(get(A, dbl, idx(la, m, i, j, k))));
+        for (int64_t t = 0; t < (int64_t)m * m; t++)
+            if (get(Q, dbl, k * m * m + t) == 777.0) bad_w++;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+                long double d = i == j ? -1.0L : 0.0L;
+                for (int r = 0; r < m; r++)
+                    d += (long double)get(Q, dbl, k * m * m + r + i * m) * get(Q, dbl, k * m * m + r + j * m);
+                const double q = fabs((double)d) / (m * eps);
+                if (q > wq) wq = q;
+                if (!(q < 30)) bad_q++;
+            }
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                long double d = -(long double)get(A, dbl, idx(la, m, i, j, k));
+                for (int r = 0; r <= j; r++)
+                    d += (long double)get(Q, dbl, k * m * m + i + r * m) * get(Rg, dbl, k * n * n + r + j * n);
+                const double q = an == 0 ? fabs((double)d) : fabs((double)d) / (m * eps * an);
+                if (q > wqr) wqr = q;
+                if (!(q < 30)) bad_qr++;
+            }
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                const double g = get(Rg, dbl, k * n * n + i + j * n), c = get(Rc, dbl, k * n * n + i + j * n);
+                if (i > j && g != 0) bad_r++;
+                const double q = an == 0 ? fabs(g - c) : fabs(g - c) / (m * eps * an);
+                if (q > wr) wr = q;
+                if (!(q < 1000) && bad_r++ == 0)
+                    fprintf(stderr, "  first R mismatch: system %lld (info gpu %d cpu %d) R(%d,%d) = %.17g, CPU %.17g\n",
+                            (long long)k, finfo[k], ic[k], i, j, g, c);
+            }
+    }
+    CHECK(bad_w == 0, "%s: %ld Q entries not written", desc, bad_w);
+    CHECK(bad_q == 0, "%s: %ld entries of Q^T Q - I >= 30 m eps (worst %g)", desc, bad_q, wq);
+    CHECK(bad_qr == 0, "%s: %ld entries of QR - A >= 30 m eps ||A|| (worst %g)", desc, bad_qr, wqr);
+    CHECK(bad_r == 0, "%s: %ld entries of R differ from the CPU's (worst %g m eps ||A||)", desc, bad_r, wr);
+    bsolve_qr_destroy(qc);
+    free(ic);
+    free(Q);
+    free(Rg);
+    free(Rc);
+}
+
+/* scale: multiplies A and B (1e300 / 1e-300 cases); inject: rank-deficient
+ * and non-finite systems. */
+static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl, int m, int n, int nrhs,
+                     int64_t batch, bsolve_layout_kind ka, bsolve_layout_kind kb, int pad, double scale, int export)
+{
+    const size_t es = dbl ? 8 : 4;
+    const double eps = dbl ? 2.220446049250313e-16 : 1.1920929e-07;
+    bsolve_layout la = mk(ka, pad, m, n, batch), lb = mk(kb, pad, m, nrhs, batch);
+    const size_t sa = span(la, m, n, batch), sb = span(lb, m, nrhs, batch);
+    char desc[200];
+    snprintf(desc, sizeof desc, "%cgels m=%d n=%d nrhs=%d batch=%lld A=%s B=%s pad=%d scale=%g", dbl ? 'd' : 's', m,
+             n, nrhs, (long long)batch, kname[ka], kname[kb], pad, scale);
+    void *A = malloc(sa * es), *A0 = malloc(sa * es), *B = malloc(sb * es), *X0 = malloc(sb * es),
+         *X1 = malloc(sb * es), *X2 = malloc(sb * es), *X3 = malloc(sb * es), *X4 = malloc(sb * es);
+    int32_t *i0 = malloc(batch * 4), *i1 = malloc(batch * 4), *i2 = malloc(batch * 4), *i3 = malloc(batch * 4),
+            *i4 = malloc(batch * 4), *i5 = malloc(batch * 4);
+    for (size_t t = 0; t < sa; t++) put(A, dbl, t, 777.0);
+    for (size_t t = 0; t < sb; t++) put(B, dbl, t, 777.0);
+    const double boost = sqrt((double)n);
+    for (int64_t k = 0; k < batch; k++) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) put(A, dbl, idx(la, m, i, j, k), scale * (urand() + (i == j ? boost : 0)));
+        for (int c = 0; c < nrhs; c++)
+            for (int i = 0; i < m; i++) put(B, dbl, idx(lb, m, i, c, k), scale * urand());
+    }
+    /* a zero column (info = its index), two equal columns, NaN in A, Inf in B */
+    if (batch > 3) for (int i = 0; i < m; i++) put(A, dbl, idx(la, m, i, n / 2, 3), 0.0);
+    if (batch > 4 && n > 1)
+        for (int i = 0; i < m; i++) put(A, dbl, idx(la, m, i, n - 1, 4), get(A, dbl, idx(la, m, i, 0, 4)));
+    if (batch > 5) put(A, dbl, idx(la, m, m - 1, n / 2, 5), NAN);
+    if (batch > 6) put(B, dbl, idx(lb, m, m / 2, nrhs - 1, 6), INFINITY);
+    if (batch > 20) put(A, dbl, idx(la, m, 0, 0, 20), -INFINITY);
+    memcpy(A0, A, sa * es);
+
+    memcpy(X0, B, sb * es);
+    memcpy(X1, B, sb * es);
+    for (int64_t k = 0; k < batch; k++) i0[k] = i1[k] = i2[k] = i3[k] = i4[k] = i5[k] = 12345;
+    bsolve_status s0 = gels(cpu, dbl, m, n, nrhs, batch, A, la, X0, lb, i0);
+    bsolve_status s1 = gels(gpu, dbl, m, n, nrhs, batch, A, la, X1, lb, i1);
+    CHECK(s0 == 0 && s1 == 0, "%s: status cpu %d cuda %d (%s)", desc, s0, s1, bsolve_ctx_message(gpu));
+    CHECK(memcmp(A, A0, sa * es) == 0, "%s: host A modified", desc);
+
+    /* device pointers on a user stream */
+    void *dA, *dB;
+    int32_t *dI;
+    CU(cudaMalloc(&dA, sa * es));
+    CU(cudaMalloc(&dB, sb * es));
+    CU(cudaMalloc((void **)&dI, batch * 4));
+    CU(cudaMemcpy(dA, A, sa * es, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(dB, B, sb * es, cudaMemcpyHostToDevice));
+    CU(cudaMemset(dI, 0x5a, batch * 4));
+    bsolve_ctx_set_stream(gpu, us);
+    bsolve_status s2 = gels(gpu, dbl, m, n, nrhs, batch, dA, la, dB, lb, dI);
+    CHECK(s2 == 0 && bsolve_ctx_synchronize(gpu) == 0, "%s: device-pointer status %d (%s)", desc, s2,
+          bsolve_ctx_message(gpu));
+    CU(cudaMemcpy(X2, dB, sb * es, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(i2, dI, batch * 4, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(A0, dA, sa * es, cudaMemcpyDeviceToHost));
+    CHECK(memcmp(A, A0, sa * es) == 0, "%s: device A modified", desc);
+
+    /* geqrf + geqrs: host pointers, and device pointers (device B) */
+    bsolve_qr *qg = NULL;
+    bsolve_status s3 = bsolve_qr_create(gpu, dbl ? BSOLVE_PREC_D : BSOLVE_PREC_S, m, n, batch, &qg);
+    CHECK(s3 == 0, "%s: qr_create %d (%s)", desc, s3, bsolve_ctx_message(gpu));
+    if (s3 == 0) {
+        memcpy(X3, B, sb * es);
+        s3 = geqrf(gpu, dbl, A, la, qg, i3);
+        if (s3 == 0) s3 = geqrs(gpu, dbl, qg, nrhs, X3, lb, i4);
+        CHECK(s3 == 0, "%s: geqrf/geqrs host %d (%s)", desc, s3, bsolve_ctx_message(gpu));
+        CU(cudaMemcpy(dB, B, sb * es, cudaMemcpyHostToDevice));
+        s3 = geqrf(gpu, dbl, dA, la, qg, dI);
+        if (s3 == 0) s3 = geqrs(gpu, dbl, qg, nrhs, dB, lb, NULL);
+        CHECK(s3 == 0 && bsolve_ctx_synchronize(gpu) == 0, "%s: geqrf/geqrs device %d (%s)", desc, s3,
+              bsolve_ctx_message(gpu));
+        CU(cudaMemcpy(X4, dB, sb * es, cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(i5, dI, batch * 4, cudaMemcpyDeviceToHost));
+    }
+    bsolve_ctx_set_stream(gpu, NULL);
+
+    long bad_info = 0, bad_bits = 0, bad_nan = 0, bad_ratio = 0, bad_x = 0, bad_res = 0, bad_gap = 0, bad_fs = 0;
+    double worst = 0, wx = 0, wres = 0, wfs = 0;
+    for (int64_t k = 0; k < batch; k++) {
+        if (i1[k] != i0[k] || i2[k] != i0[k] || i4[k] != i0[k]) {
+            if (bad_info++ == 0)
+                fprintf(stderr, "  %s: system %lld info cpu %d cuda-host %d cuda-dev %d geqrs %d\n", desc,
+                        (long long)k, i0[k], i1[k], i2[k], i4[k]);
+        }
+        /* geqrf's info ignores B */
+        const int want_f = (i0[k] == BSOLVE_INFO_NONFINITE && k == 6) ? i3[k] : i0[k];
+        if (i3[k] != want_f || i5[k] != i3[k]) {
+            if (bad_info++ == 0)
+                fprintf(stderr, "  %s: system %lld geqrf info %d / %d, gels %d\n", desc, (long long)k, i3[k], i5[k],
+                        i0[k]);
+        }
+        double xn = 0, bn = 0, an = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) an = fmax(an, fabs(get(A, dbl, idx(la, m, i, j, k))));
+        for (int c = 0; c < nrhs; c++)
+            for (int i = 0; i < m; i++) {
+                const int64_t o = idx(lb, m, i, c, k);
+                bn = fmax(bn, fabs(get(B, dbl, o)));
+                if (i < n) xn = fmax(xn, fabs(get(X0, dbl, o)));
+            }
+        for (int c = 0; c < nrhs; c++)
+            for (int i = 0; i < m; i++) {
+                const int64_t o = idx(lb, m, i, c, k);
+                const double a = get(X1, dbl, o), b = get(X2, dbl, o), r = get(X0, dbl, o);
+                if (!same(a, b)) bad_bits++;
+                if (i1[k] != 0 && !(isnan(a) && isnan(get(X3, dbl, o)) && isnan(get(X4, dbl, o)))) bad_nan++;
+                if (i1[k] == 0 && i0[k] == 0) {
+                    const double ref = i < n ? xn : bn + an * xn * n;
+                    /* Residual rows up to sign: a rotation whose f is at rounding
+                     * level (a few in 10^6 in float) takes its sign from the
+                     * rounding, and flips its row's residual entry; x does not move. */
+                    const double dd = i < n ? a - r : fabs(a) - fabs(r);
+                    const double q = ref == 0 ? fabs(dd) : fabs(dd) / (ref * m * eps);
+                    if (i < n) { if (q > wx) wx = q; if (!(q < 1000)) bad_x++; }
+                    else {
+                        if (q > wres) wres = q;
+                        if (!(q < 1000) && bad_res++ == 0)
+                            fprintf(stderr, "  first residual mismatch: system %lld row %d col %d: %.17g, CPU %.17g\n",
+                                    (long long)k, i, c, a, r);
+                    }
+                    /* geqrf + geqrs: the same rotations, applied in another kernel */
+                    const double f3 = get(X3, dbl, o), f4 = get(X4, dbl, o);
+                    const double q3 = ref == 0 ? fabs(f3 - a) : fabs(f3 - a) / (ref * m * eps);
+                    if (q3 > wfs) wfs = q3;
+                    if (!(q3 < 1000) || !same(f3, f4)) bad_fs++;
+                }
+            }
+        if (i1[k] == 0) {
+            const double q = lsq_ratio(m, n, nrhs, dbl, A, la, B, X1, lb, k);
+            if (q > worst) worst = q;
+            if (!(q < 30)) bad_ratio++;
+        }
+    }
+    for (size_t t = 0; t < sb; t++)
+        if (get(B, dbl, t) == 777.0 &&
+            (get(X1, dbl, t) != 777.0 || get(X2, dbl, t) != 777.0 || get(X3, dbl, t) != 777.0))
+            bad_gap++;
+    CHECK(bad_info == 0, "%s: %ld info mismatches", desc, bad_info);
+    CHECK(bad_bits == 0, "%s: %ld host/device result mismatches", desc, bad_bits);
+    CHECK(bad_nan == 0, "%s: %ld entries of failed systems not NaN", desc, bad_nan);
+    CHECK(bad_ratio == 0, "%s: %ld systems with least-squares ratio >= 30 (worst %g)", desc, bad_ratio, worst);
+    CHECK(bad_x == 0, "%s: %ld x entries differ from the CPU's (worst %g m eps)", desc, bad_x, wx);
+    CHECK(bad_res == 0, "%s: %ld residual entries differ from the CPU's (worst %g m eps)", desc, bad_res, wres);
+    CHECK(bad_fs == 0, "%s: %ld geqrf+geqrs entries differ from gels (worst %g m eps)", desc, bad_fs, wfs);
+    CHECK(bad_gap == 0, "%s: %ld gap entries written", desc, bad_gap);
+    if (batch > 3) CHECK(i1[3] == n / 2 + 1, "%s: zero column: info %d, expected %d", desc, i1[3], n / 2 + 1);
+    if (batch > 4 && n > 1) CHECK(i1[4] == n, "%s: equal columns: info %d, expected %d", desc, i1[4], n);
+    if (batch > 6) CHECK(i1[5] == -1 && i1[6] == -1, "%s: non-finite info %d %d", desc, i1[5], i1[6]);
+    (void)worst;
+    if (export && qg) check_export(cpu, gpu, dbl, m, n, batch, A, la, qg, i3, desc);
+    bsolve_qr_destroy(qg);
+    CU(cudaFree(dA));
+    CU(cudaFree(dB));
+    CU(cudaFree(dI));
+    free(A); free(A0); free(B); free(X0); free(X1); free(X2); free(X3); free(X4);
+    free(i0); free(i1); free(i2); free(i3); free(i4); free(i5);
+}
+
+int main(void)
+{
+    const char *q = getenv("BSOLVE_TEST_QUICK");
+    quick = q && *q && strcmp(q, "0");
+    bsolve_ctx *gpu = NULL, *cpu = NULL;
+    bsolve_status s = bsolve_ctx_create(&gpu, BSOLVE_BACKEND_CUDA);
+    if (s == BSOLVE_ENODEVICE) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    if (s != 0 || bsolve_ctx_create(&cpu, BSOLVE_BACKEND_CPU) != 0) {
+        fprintf(stderr, "context creation failed: %d\n", s);
+        return 1;
+    }
+    cudaStream_t us;
+    CU(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
+
+    static const int ns_full[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 40, 48, 64};
+    static const int ns_quick[] = {1, 2, 3, 5, 8, 13, 24, 64};
+    const int *ns = quick ? ns_quick : ns_full;
+    const int nn = quick ? (int)(sizeof ns_quick / sizeof *ns_quick) : (int)(sizeof ns_full / sizeof *ns_full);
+    int t = 0;
+    for (int a = 0; a < nn; a++) {
+        const int n = ns[a];
+        int ms[4] = {n, n + 1, 2 * n, 128}, nm = 0;
+        for (int b = 0; b < 4; b++) {
+            int dup = ms[b] > 128;
+            for (int c = 0; c < nm; c++) dup |= ms[c] == ms[b];
+            if (!dup) ms[nm++] = ms[b];
+        }
+        for (int b = 0; b < nm; b++) {
+            const int m = ms[b];
+            if (quick && b == 1) continue;
+            for (int dbl = 0; dbl <= 1; dbl++, t++) {
+                if (quick && (t & 1)) continue;
+                const bsolve_layout_kind ka = (bsolve_layout_kind)(t % 3), kb = (bsolve_layout_kind)((t / 3) % 3);
+                const int nrhs = 1 + t % 3;
+                const int64_t batch = quick ? 33 : (t % 7 == 0 ? 1 : 33);
+                const int big = m * n <= 64 * 64;
+                run_case(cpu, gpu, us, dbl, m, n, nrhs, batch, ka, kb, t % 2, 1.0, !quick && big);
+            }
+        }
+    }
+    /* large batches (tails of every team size), the three layouts */
+    static const int big_q[][2] = {{4, 4}, {16, 9}};
+    static const int big_f[][2] = {{4, 4}, {8, 4}, {16, 16}, {32, 16}, {64, 32}};
+    const int nbig = quick ? 2 : 5;
+    for (int a = 0; a < nbig; a++)
+        for (int kk = 0; kk < 3; kk++) {
+            const int m = quick ? big_q[a][0] : big_f[a][0], n = quick ? big_q[a][1] : big_f[a][1];
+            run_case(cpu, gpu, us, kk & 1, m, n, 1 + kk, quick ? 300 : 10007, (bsolve_layout_kind)kk,
+                     (bsolve_layout_kind)((kk + 1) % 3), kk & 1, 1.0, 0);
+        }
+    /* several passes over the right-hand sides */
+    run_case(cpu, gpu, us, 1, 8, 4, 11, 33, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0, 1.0, 0);
+    if (!quick) run_case(cpu, gpu, us, 0, 128, 64, 19, 33, BSOLVE_COL_MAJOR, BSOLVE_INTERLEAVED, 1, 1.0, 0);
+    /* extreme scales */
+    for (int e = 0; e < 2; e++) {
+        run_case(cpu, gpu, us, 1, 12, 7, 2, 33, BSOLVE_INTERLEAVED, BSOLVE_INTERLEAVED, 0, e ? 1e300 : 1e-300, 0);
+        run_case(cpu, gpu, us, 0, 12, 7, 2, 33, BSOLVE_COL_MAJOR, BSOLVE_COL_MAJOR, 0, e ? 1e35 : 1e-35, 0);
+    }
+    /* batch 0 and mixed pointer kinds */
+    {
+        double a = 1, b = 1;
+        int32_t info = 7;
+        bsolve_layout l = bsolve_layout_col_major(1, 1);
+        CHECK(bsolve_dgels(gpu, 1, 1, 1, 0, &a, l, &b, l, &info) == 0, "batch 0");
+        double *dA;
+        CU(cudaMalloc((void **)&dA, 8));
+        CHECK(bsolve_dgels(gpu, 1, 1, 1, 1, dA, l, &b, l, &info) == BSOLVE_EINVAL, "mixed pointers accepted");
+        CU(cudaFree(dA));
+    }
+    CU(cudaStreamDestroy(us));
+    bsolve_ctx_destroy(gpu);
+    bsolve_ctx_destroy(cpu);
+    printf("gpu_qr: %ld checks, %ld failures%s\n", nchecks, nfail, quick ? " (quick)" : "");
+    return nfail != 0;
+}
+#endif
