@@ -18,6 +18,7 @@
 
 #include "common.cuh"
 #include "hostpath.cuh"
+#include "qr_reg.cuh"
 #include "qr_team.cuh"
 
 /* ---- launch geometry --------------------------------------------------------
@@ -85,9 +86,73 @@ template <typename R, int T, int OP> static cudaError_t bsq_launch_t(const bsq_a
     return cudaGetLastError();
 }
 
+/* ---- register kernel (qr_reg.cuh) ----------------------------------------------
+ * Thread per system, A and b in registers, for shapes whose M x (N + 1)
+ * bucket fits in about 80 doubles (160 floats) of registers: gels with
+ * nrhs = 1, and geqrf.  Buckets: FP64 n <= 4 with m <= 4, 8, 12, 16, and
+ * n <= 8 with m <= 8; FP32 also n <= 8 with m <= 12, 16, and n <= 12 with
+ * m <= 12.  BSOLVE_QR_REG=0 in the environment turns it off (the team
+ * kernel everywhere: A/B comparisons), =1 keeps it to INTERLEAVED A and B,
+ * unset or other values: every layout. */
+static int bsq_reg_env()
+{
+    static int r = -2;
+    if (r == -2) {
+        const char *e = getenv("BSOLVE_QR_REG");
+        r = e && *e ? atoi(e) : -1;
+    }
+    return r;
+}
+
+/* bucket code M*64 + N, 0 when the register kernel is not used */
+static int bsq_reg_bucket(int m, int n, int nrhs, int op, size_t es, int a_il, int b_il)
+{
+    const int env = bsq_reg_env();
+    if (env == 0) return 0;
+    if (env == 1 && !(a_il && (op != BSQ_GELS || b_il))) return 0;
+    if (op == BSQ_GELS && nrhs != 1) return 0;
+    const int M = m <= 4 ? 4 : m <= 8 ? 8 : m <= 12 ? 12 : m <= 16 ? 16 : 0;
+    if (!M) return 0;
+    int N = n <= 4 ? 4 : n <= 8 ? 8 : n <= 12 ? 12 : 0;
+    if (!N || N > M) return 0;
+    if (es == 8 && N == 8 && M > 8) return 0;
+    if (N == 12 && (es == 8 || M > 12)) return 0;
+    return M * 64 + N;
+}
+
+template <typename R, int M, int N, int OP> static cudaError_t bsq_launch_reg_t(const bsq_args<R> &a, cudaStream_t st)
+{
+    const unsigned blocks = (unsigned)((a.count + 127) / 128);
+    bsq_k_reg<R, M, N, OP><<<blocks, 128, 0, st>>>(a);
+    return cudaGetLastError();
+}
+
+template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R> &a, int code, cudaStream_t st)
+{
+    switch (code) {
+    case 4 * 64 + 4: return bsq_launch_reg_t<R, 4, 4, OP>(a, st);
+    case 8 * 64 + 4: return bsq_launch_reg_t<R, 8, 4, OP>(a, st);
+    case 12 * 64 + 4: return bsq_launch_reg_t<R, 12, 4, OP>(a, st);
+    case 16 * 64 + 4: return bsq_launch_reg_t<R, 16, 4, OP>(a, st);
+    case 8 * 64 + 8: return bsq_launch_reg_t<R, 8, 8, OP>(a, st);
+    default:
+        if constexpr (sizeof(R) == 4) {
+            switch (code) {
+            case 12 * 64 + 8: return bsq_launch_reg_t<R, 12, 8, OP>(a, st);
+            case 16 * 64 + 8: return bsq_launch_reg_t<R, 16, 8, OP>(a, st);
+            case 12 * 64 + 12: return bsq_launch_reg_t<R, 12, 12, OP>(a, st);
+            default: break;
+            }
+        }
+        return cudaErrorInvalidValue;
+    }
+}
+
 template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)
 {
     if (a.count <= 0) return cudaSuccess;
+    const int code = bsq_reg_bucket(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, OP, sizeof(R), a.a_il, a.b_il);
+    if (code) return bsq_launch_reg<R, OP>(a, code, st);
     const bsq_geom g = bsq_plan(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, sizeof(R));
     a.nbp = g.nbp;
     a.ldm = g.ldm;
@@ -153,6 +218,8 @@ template <typename R> static cudaError_t bsq_gels_chunk(void *user, int64_t, int
     a.A = (const R *)d[0];
     a.va = bsi_make_view(bsi_compact(g->la.kind, a.m, a.n, cnt), a.m);
     a.B = (R *)d[1];
+    a.a_il = g->la.kind == BSOLVE_INTERLEAVED;
+    a.b_il = g->lb.kind == BSOLVE_INTERLEAVED;
     a.vb = bsi_make_view(bsi_compact(g->lb.kind, a.m, a.nrhs, cnt), a.m);
     a.info = (int32_t *)d[2];
     a.count = cnt;
@@ -175,6 +242,8 @@ static bsolve_status bsq_gels_t(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t n
     g.a.nrhs = (int)nrhs;
     g.la = la;
     g.lb = lb;
+    g.a.a_il = la.kind == BSOLVE_INTERLEAVED;
+    g.a.b_il = lb.kind == BSOLVE_INTERLEAVED;
     if (kind == 1) {
         g.a.A = (const R *)A;
         g.a.va = bsi_make_view(la, m);
@@ -254,6 +323,7 @@ static bsolve_status bsq_geqrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout l
     memset(&g, 0, sizeof g);
     g.la = la;
     g.qr = qr;
+    g.a.a_il = la.kind == BSOLVE_INTERLEAVED;
     if (kind == 1) {
         bsq_factor_args<R>(g.a, qr, 0);
         g.a.A = (const R *)A;

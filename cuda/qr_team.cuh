@@ -40,6 +40,9 @@
  * (T = 1 for the smallest systems: thread per matrix, no idle lanes; T = 32
  * from about 32 x 32), keeps ~16 warps per SM busy for small systems and
  * gives large ones 32 lanes of parallel rotations.
+ * (The shapes that do fit -- gels with nrhs = 1 and geqrf for m <= 16,
+ * n <= 4 and 8 x 8, more in FP32 -- go to the register kernel of
+ * qr_reg.cuh instead; qr.cu's bsq_reg_bucket decides.)
  *
  * geqrs: a thread per system, b in (thread-local, L1-cached) memory, the
  * rotations and R read from the interleaved factors with coalesced loads.
@@ -63,6 +66,7 @@ template <typename R> struct bsq_args {
     int m, n, nrhs;
     int nbp;                   /* right-hand sides per pass (gels) */
     int ldm, mstride;          /* shared-memory geometry of a system */
+    int a_il, b_il;            /* A, B INTERLEAVED (register-kernel dispatch, qr.cu) */
 };
 
 /* Limits and dlartg's safe range as exact powers of two. */
