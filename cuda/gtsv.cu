@@ -587,19 +587,31 @@ static cudaError_t gt_launch_seq_m(int method, const gt_seq_args<R> &a, bool con
     }
 }
 
-template <typename R, int METHOD>
-static cudaError_t gt_launch_tile_t(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
+template <typename R, int METHOD, int LSH>
+static cudaError_t gt_launch_tile_l(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
 {
     static size_t opted = 48 * 1024; /* the dynamic shared limit raised so far */
     if (sh.smem > opted) {
-        cudaError_t e = cudaFuncSetAttribute(gt_tilek<R, METHOD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        cudaError_t e = cudaFuncSetAttribute(gt_tilek<R, METHOD, LSH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)sh.smem);
         if (e != cudaSuccess) return e;
         opted = sh.smem;
     }
     const int64_t nblk = (a.batch + sh.S - 1) / sh.S;
-    gt_tilek<R, METHOD><<<(unsigned)nblk, sh.threads, sh.smem, st>>>(a);
+    gt_tilek<R, METHOD, LSH><<<(unsigned)nblk, sh.threads, sh.smem, st>>>(a);
     return cudaGetLastError();
+}
+
+/* P == 1 tiles never touch L: LSH = 0 compiles the kernel for them alone. */
+template <typename R, int METHOD>
+static cudaError_t gt_launch_tile_t(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
+{
+    switch (sh.P > 1 ? sh.lsh : 0) {
+    case 0: return gt_launch_tile_l<R, METHOD, 0>(a, sh, st);
+    case 2: return gt_launch_tile_l<R, METHOD, 2>(a, sh, st);
+    case 3: return gt_launch_tile_l<R, METHOD, 3>(a, sh, st);
+    default: return gt_launch_tile_l<R, METHOD, 4>(a, sh, st);
+    }
 }
 
 template <typename R>
@@ -781,6 +793,7 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
         ta.bks = bks, ta.bis = bis, ta.info = dinfo;
         ta.m = (int)m, ta.S = tsh.S, ta.P = tsh.P, ta.lsh = tsh.lsh, ta.ss = tsh.ss, ta.na = tsh.na;
         ta.batch = batch;
+        ta.pcr = gt_tile_conf().pcr;
         for (int64_t j = 0; j < nrhs; j++) {
             ta.B = dB + j * bjs;
             ta.merge = j > 0;

@@ -15,14 +15,15 @@
  * info are exactly those of the sequential kernel.
  *
  * Longer systems: P threads per system, each owning a partition of L = 2^lsh
- * rows, as the partition method of gtsv.cu (x_i = g_i - v_i x_{s-1} - w_i x_e
- * for the interior rows; g, v, w kept in shared memory), a reduced system of
- * P rows per system solved by one thread with the same method, then x from
- * g, v, w.  The accuracy guard is that of the few-long path: a partition or
- * reduced pivot below GT_TOL times the block's largest entry (zero
- * included), or a non-finite entry, sends the system to the sequential
- * elimination, run by one thread from global memory inside the same block
- * (slow, exact info).
+ * rows (4, 8 or 16, a compile-time constant so the partition lives in
+ * registers), as the partition method of gtsv.cu (x_i = g_i - v_i x_{s-1} -
+ * w_i x_e for the interior rows), then a reduced system of P rows per system
+ * solved by parallel cyclic reduction over the P threads (gt_reduced_pcr),
+ * then x from g, v, w.  The accuracy guard is that of the few-long path: a
+ * partition or reduced pivot below GT_TOL times the largest entry (zero
+ * included), excessive growth in the reduction, or a non-finite entry sends
+ * the system to the sequential elimination, run by one thread from global
+ * memory inside the same block (slow, exact info).
  *
  * Shared layout: array q, system s, row i at q*S*ss + s*ss + i + (i >> lsh):
  * one pad per partition and an odd system stride keep both the per-system
@@ -40,6 +41,7 @@ template <typename R> struct gt_tile_args {
     int64_t bks, bis;
     int32_t *info;
     int merge;
+    int pcr; /* reduced systems by PCR (else one thread each) */
     int m, S, P, lsh, ss, na; /* systems per tile, partitions per system, log2 L, shared system stride, arrays */
     int64_t batch;
 };
@@ -53,27 +55,40 @@ template <typename R> __device__ __forceinline__ void gt_cp8(R *sdst, const R *g
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(sa), "l"(gsrc) : "memory");
 }
 
+/* floor(x / d) for x * d < 2^32 by a multiply-high: the tile copies split
+ * every element's index into (system, row), and a run-time integer division
+ * there cost more instructions than the whole elimination (the kernel is
+ * issue-bound, not latency-bound, once its warps are resident). */
+struct gt_div {
+    unsigned mag, d;
+    __device__ explicit gt_div(unsigned dd) : mag(dd > 1 ? 0xFFFFFFFFu / dd + 1 : 0), d(dd) {}
+    __device__ __forceinline__ unsigned operator()(unsigned x) const { return d > 1 ? __umulhi(x, mag) : x; }
+};
+
 /* Copies rows 0..m-1 of the tile's systems between global p[k*ks + i*is]
  * and shared X; lanes run along whichever index is contiguous in memory. */
 template <typename R, bool IN>
 __device__ __forceinline__ void gt_tile_move(R *X, const R *gp, R *gq, int64_t ks, int64_t is, int64_t k0, int nsys,
                                              int m, int lsh, int ss, int S)
 {
-    const int E = S * m, T = blockDim.x;
+    const int T = blockDim.x;
+    const int64_t base = k0 * ks;
     if (is == 1) {
+        const gt_div divm((unsigned)m);
+        const int E = nsys * m;
         for (int idx = threadIdx.x; idx < E; idx += T) {
-            const int s = idx / m, i = idx - s * m;
-            if (s >= nsys) break;
-            const int64_t g = (k0 + s) * ks + i;
+            const int s = (int)divm((unsigned)idx), i = idx - s * m;
+            const int64_t g = base + s * ks + i;
             R *x = X + s * ss + i + (i >> lsh);
             if (IN) gt_cp8(x, gp + g);
             else gq[g] = *x;
         }
     } else {
+        const gt_div divs((unsigned)nsys);
+        const int E = nsys * m;
         for (int idx = threadIdx.x; idx < E; idx += T) {
-            const int i = idx / S, s = idx - i * S;
-            if (s >= nsys) continue;
-            const int64_t g = (k0 + s) * ks + (int64_t)i * is;
+            const int i = (int)divs((unsigned)idx), s = idx - i * nsys;
+            const int64_t g = base + s * ks + i * is;
             R *x = X + s * ss + i + (i >> lsh);
             if (IN) gt_cp8(x, gp + g);
             else gq[g] = *x;
@@ -125,28 +140,234 @@ __device__ __forceinline__ int32_t gt_seq_onchip(int m, ROW row, IX ix, R *L0, R
     return info;
 }
 
+/* The reduced systems (rows s*P .. s*P+P-1 of RA..RWS), one thread each,
+ * eliminated sequentially with the method's pivoting.  x goes to RVS. */
 template <typename R, int METHOD>
+__device__ __forceinline__ void gt_reduced_seq(bool run, int s, int P, R *Red, int SP, int *flag)
+{
+    if (!run) return;
+    R *RA = Red, *RB = RA + SP, *RC = RB + SP, *RD = RC + SP;
+    R *RGS = RD + SP, *RVS = RGS + SP, *RWS = RVS + SP;
+    const int r0 = s * P;
+    R tol = 0;
+    for (int q = 0; q < P; q++) {
+        const int o = r0 + q;
+        if (q + 1 < P) {
+            const R c = RC[o];
+            RB[o] = RB[o] - c * RVS[o + 1];
+            RC[o] = -c * RWS[o + 1];
+            RD[o] = RD[o] - c * RGS[o + 1];
+        } else {
+            RC[o] = 0;
+        }
+        tol = fmax(tol, fmax(q > 0 ? fabs(RA[o]) : R(0), fmax(fabs(RB[o]), fabs(RC[o]))));
+    }
+    tol *= R(GT_TOL);
+    R c0 = RB[r0], c1 = RC[r0], bc = RD[r0];
+    bool ok = true;
+    for (int q = 1; q < P; q++) {
+        const int o = r0 + q;
+        R q0, q1, rv, u1, u2;
+        bool z;
+        R nb = RD[o];
+        bsi_gt_step<R, METHOD>(c0, c1, RA[o], RB[o], RC[o], q0, q1, rv, u1, u2, z);
+        ok = ok && !z && fabs(rv) * tol <= R(1);
+        const R y = bsi_gt_apply<R, METHOD>(q0, q1, bc, nb);
+        bc = nb;
+        RA[o - 1] = rv, RB[o - 1] = u1, RC[o - 1] = u2, RD[o - 1] = y;
+    }
+    ok = ok && c0 != R(0) && fabs(c0) >= tol;
+    RA[r0 + P - 1] = R(1) / (c0 == R(0) ? R(1) : c0);
+    RB[r0 + P - 1] = 0, RC[r0 + P - 1] = 0, RD[r0 + P - 1] = bc;
+    R x1 = 0, x2 = 0;
+    for (int q = P - 1; q >= 0; q--) {
+        const int o = r0 + q;
+        const R x = (RD[o] - RB[o] * x1 - RC[o] * x2) * RA[o];
+        RVS[o] = x;
+        x2 = x1;
+        x1 = x;
+    }
+    if (!ok || x1 != x1) flag[s] = 1;
+}
+
+__device__ __forceinline__ void gt_smax(double *a, double v)
+{
+    atomicMax((unsigned long long *)a, (unsigned long long)__double_as_longlong(v));
+}
+__device__ __forceinline__ void gt_smax(float *a, float v) { atomicMax((unsigned *)a, __float_as_uint(v)); }
+
+/* The reduced systems by parallel cyclic reduction, thread t = s*P + p
+ * owning reduced row p of system s: log2(P) steps with two block barriers
+ * each, instead of 2P dependent steps on one thread while the other P-1
+ * idle (that serial tail dominated the tile's time for P >= 16).  PCR does
+ * not pivot, so besides the partitions' guard every divisor must stay
+ * above GT_TOL times the system's largest reduced entry, and no entry may
+ * grow past that largest entry / GT_TOL (a bounded growth factor keeps the
+ * backward error of the unpivoted elimination small); otherwise the
+ * system goes to the sequential fallback like any other guarded failure.
+ * Every thread of the block must call this (barriers inside). */
+template <typename R>
+__device__ __forceinline__ void gt_reduced_pcr(bool run, int t, int s, int p, int P, R *Red, int SP, R *smax,
+                                               int *flag)
+{
+    R *RA = Red, *RB = RA + SP, *RC = RB + SP, *RD = RC + SP;
+    R *RGS = RD + SP, *RVS = RGS + SP, *RWS = RVS + SP;
+    R ra = 0, rb = 1, rc = 0, rd = 0;
+    if (run) { /* fold the next partition's first interior row into row p */
+        ra = p > 0 ? RA[t] : R(0), rb = RB[t], rd = RD[t];
+        const R c = RC[t];
+        if (p + 1 < P) rb -= c * RVS[t + 1], rc = -c * RWS[t + 1], rd -= c * RGS[t + 1];
+        gt_smax(smax + s, fmax(fabs(ra), fmax(fabs(rb), fabs(rc))));
+    }
+    __syncthreads();
+    const R sm = run ? smax[s] : R(0), tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
+    bool ok = true;
+    for (int h = 1; h < P; h <<= 1) {
+        if (run) RA[t] = ra, RB[t] = rb, RC[t] = rc, RD[t] = rd;
+        __syncthreads();
+        if (run) {
+            ok = ok && fabs(rb) >= tol; /* our divisor, as the neighbours see it */
+            R na = 0, nb = rb, nc = 0, nd = rd;
+            if (p >= h) {
+                const int o = t - h;
+                const R al = -ra / RB[o];
+                na = al * RA[o], nb += al * RC[o], nd += al * RD[o];
+            }
+            if (p + h < P) {
+                const int o = t + h;
+                const R ga = -rc / RB[o];
+                nc = ga * RC[o], nb += ga * RA[o], nd += ga * RD[o];
+            }
+            ra = na, rb = nb, rc = nc, rd = nd;
+            ok = ok && fmax(fabs(ra), fmax(fabs(rb), fabs(rc))) <= big;
+        }
+        __syncthreads();
+    }
+    if (run) {
+        ok = ok && fabs(rb) >= tol;
+        const R x = rd / rb;
+        if (!ok || x != x) flag[s] = 1;
+        RVS[t] = x;
+    }
+}
+
+/* One partition's sweep, thread (s, p) owning rows s0 = p*L .. e, with
+ * compile-time L so every row below is a register: the rows are read from
+ * shared memory once (independent loads, all in flight together) and the
+ * dependent chain of eliminations never waits on shared memory, which was
+ * the latency that bounded the tile at few resident warps per SM.  Leaves
+ * g, v, w of the interior rows for the final x_i = g_i - v_i x_{s-1} -
+ * w_i x_e and returns the partition's reduced row (ra x_{s-1} + rb x_e +
+ * rc x_{e+1} = rd before the next partition's first row is folded in) and
+ * its first interior row's gs, vs, ws.  False when the partition's guard
+ * fails (zero or tiny pivot, non-finite entry). */
+template <typename R, int METHOD, int L, bool FULL, typename IX>
+__device__ __forceinline__ bool gt_part_reg(int m, int p, IX I, const R *Lg, const R *Dg, const R *Ug,
+                                            const R *Bv, R (&g)[L], R (&v)[L], R (&w)[L], R &ra, R &rb, R &rc,
+                                            R &rd, R &gs, R &vs, R &ws)
+{
+    /* FULL (every partition but a system's last, short one): ni is a
+     * compile-time constant and all the guards and selects below fold
+     * away; they had cost more issue slots than the arithmetic. */
+    const int s0 = p * L, len = FULL ? L : (m - s0 < L ? m - s0 : L), ni = len - 1, e = s0 + ni;
+    R al[L], dg[L], up[L], bb[L];
+#pragma unroll
+    for (int j = 0; j < L - 1; j++) {
+        al[j] = dg[j] = up[j] = bb[j] = 0;
+        if (j < ni) {
+            const int o = I(s0 + j);
+            al[j] = Lg[o], dg[j] = Dg[o], up[j] = Ug[o], bb[j] = Bv[o];
+        }
+    }
+    const int oe = I(e);
+    const R ae = Lg[oe], be = Dg[oe], ce = e + 1 < m ? Ug[oe] : R(0), de = Bv[oe];
+    R probe = ae * R(0) + be * R(0) + ce * R(0) + de * R(0), amax = 0, rvmax = 0;
+    bool zero = false;
+    R gl, vl, wl;
+    if (ni > 0) {
+        R c0 = dg[0], c1 = ni > 1 ? up[0] : R(0);
+        R y0 = bb[0], y1 = p > 0 ? al[0] : R(0), y2 = ni == 1 ? up[0] : R(0), y2k = 0;
+        probe += c0 * R(0) + up[0] * R(0) + y0 * R(0) + y1 * R(0);
+        amax = fmax(fabs(c0), fabs(c1));
+        R rr[L], u1[L], u2[L];
+#pragma unroll
+        for (int j = 0; j + 2 < L; j++) {
+            rr[j] = u1[j] = u2[j] = g[j] = v[j] = 0;
+            if (j + 1 < ni) {
+                const R a = al[j + 1], nd = dg[j + 1], uraw = up[j + 1], nb0 = bb[j + 1];
+                const R nu = j + 2 < ni ? uraw : R(0);
+                probe += a * R(0) + nd * R(0) + uraw * R(0) + nb0 * R(0);
+                amax = fmax(amax, fmax(fabs(a), fmax(fabs(nd), fabs(nu))));
+                R q0, q1, r, uu1, uu2;
+                bool z;
+                bsi_gt_step<R, METHOD>(c0, c1, a, nd, nu, q0, q1, r, uu1, uu2, z);
+                zero = zero || z;
+                rvmax = fmax(rvmax, fabs(r));
+                R n0 = nb0, n1 = 0, n2 = j + 2 == ni ? uraw : R(0);
+                const R t0 = bsi_gt_apply<R, METHOD>(q0, q1, y0, n0);
+                const R t1 = bsi_gt_apply<R, METHOD>(q0, q1, y1, n1);
+                const R t2 = bsi_gt_apply<R, METHOD>(q0, q1, y2, n2);
+                y0 = n0, y1 = n1, y2 = n2;
+                y2k = t2; /* nonzero only for the last j */
+                rr[j] = r, u1[j] = uu1, u2[j] = uu2, g[j] = t0, v[j] = t1;
+            }
+        }
+        zero = zero || c0 == R(0);
+        const R rl = R(1) / (c0 == R(0) ? R(1) : c0);
+        rvmax = fmax(rvmax, fabs(rl));
+        /* back substitution for the three right-hand sides */
+        R g1 = y0 * rl, v1 = y1 * rl, w1 = y2 * rl, g2 = 0, v2 = 0, w2 = 0;
+        gl = g1, vl = v1, wl = w1;
+        /* Selects, not `if (j == ni - 1) g[j] = ...`: the compiler turns that
+         * idiom into a store at the run-time index ni - 1, which moves g, v,
+         * w to local memory. */
+#pragma unroll
+        for (int j = L - 2; j >= 0; j--) {
+            const bool last = j == ni - 1, inner = j < ni - 1;
+            const R gg = (g[j] - u1[j] * g1 - u2[j] * g2) * rr[j];
+            const R vv = (v[j] - u1[j] * v1 - u2[j] * v2) * rr[j];
+            const R ww = ((j == ni - 2 ? y2k : R(0)) - u1[j] * w1 - u2[j] * w2) * rr[j];
+            g[j] = last ? g1 : inner ? gg : R(0);
+            v[j] = last ? v1 : inner ? vv : R(0);
+            w[j] = last ? w1 : inner ? ww : R(0);
+            g2 = inner ? g1 : g2, v2 = inner ? v1 : v2, w2 = inner ? w1 : w2;
+            g1 = inner ? gg : g1, v1 = inner ? vv : v1, w1 = inner ? ww : w1;
+        }
+        gs = g1, vs = v1, ws = w1;
+    } else { /* no interior: x_{e-1} = x_{s-1}; x_s = x_e */
+        gs = 0, vs = 0, ws = -1;
+        gl = 0, vl = -1, wl = 0;
+    }
+    ra = -ae * vl;
+    rb = be - ae * wl;
+    rd = de - ae * gl;
+    rc = ce;
+    return !zero && rvmax * amax * R(GT_TOL) <= R(1) && probe == probe;
+}
+
+template <typename R, int METHOD, int LSH>
 __global__ void __launch_bounds__(256) gt_tilek(const gt_tile_args<R> A)
 {
+    constexpr int L = 1 << LSH; /* partition rows (P > 1; A.lsh == LSH there) */
     extern __shared__ __align__(16) unsigned char gt_tsm[];
     const int m = A.m, S = A.S, P = A.P, lsh = A.lsh, ss = A.ss;
     const int64_t k0 = (int64_t)blockIdx.x * S;
     const int nsys = A.batch - k0 < S ? (int)(A.batch - k0) : S;
     R *Lg = (R *)gt_tsm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
-    R *Xg = Bv + S * ss;                    /* 5th array (P > 1 only) */
     R *Red = Lg + (size_t)A.na * S * ss;    /* 7 reduced arrays of S*P */
-    int *flag = (int *)(Red + 7 * S * P);   /* per system */
+    R *smax = Red + 7 * S * P;              /* per system: largest reduced entry */
+    int *flag = (int *)(smax + S);          /* per system */
 
     gt_tile_move<R, true>(Lg, A.dl, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
     gt_tile_move<R, true>(Dg, A.d, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
     gt_tile_move<R, true>(Ug, A.du, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
     gt_tile_move<R, true>(Bv, A.B, nullptr, A.bks, A.bis, k0, nsys, m, lsh, ss, S);
-    for (int s = threadIdx.x; s < S; s += blockDim.x) flag[s] = 0;
+    for (int s = threadIdx.x; s < S; s += blockDim.x) flag[s] = 0, smax[s] = 0;
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
 
     const int t = threadIdx.x;
-    if (P == 1) {
+    if (LSH == 0 || P == 1) { /* LSH == 0: compiled for P == 1 alone (fewer registers) */
         if (t < nsys) {
             const int base = t * ss;
             auto ix = [=](int i) { return base + i + (i >> lsh); };
@@ -163,128 +384,35 @@ __global__ void __launch_bounds__(256) gt_tilek(const gt_tile_args<R> A)
     }
 
     /* ---- partitions: thread (s, p) owns rows s0..e (interior s0..e-1) ---- */
-    const int s = t / P, p = t - s * P, L = 1 << lsh;
+    const int s = t / P, p = t - s * P;
     const bool act = t < S * P && s < nsys;
     R *RA = Red, *RB = RA + S * P, *RC = RB + S * P, *RD = RC + S * P;
     R *RGS = RD + S * P, *RVS = RGS + S * P, *RWS = RVS + S * P;
     const int base = s * ss;
-    auto I = [=](int i) { return base + i + (i >> lsh); };
+    auto I = [=](int i) { return base + i + (i >> LSH); };
+    R g[L], v[L], w[L];
     if (act) {
-        const int s0 = p * L, len = m - s0 < L ? m - s0 : L, ni = len - 1, e = s0 + ni;
-        R probe = 0, amax = 0, rvmax = 0;
-        bool zero = false;
-        R gs, vs, ws, gl, vl, wl;
-        if (ni > 0) {
-            int o = I(s0);
-            R c0 = Dg[o], c1 = ni > 1 ? Ug[o] : R(0);
-            R y0 = Bv[o], y1 = p > 0 ? Lg[o] : R(0), y2 = ni == 1 ? Ug[o] : R(0), y2k = 0;
-            probe += c0 * R(0) + Ug[o] * R(0) + y0 * R(0) + y1 * R(0);
-            amax = fmax(fabs(c0), fabs(c1));
-            for (int j = 0; j + 1 < ni; j++) {
-                const int on = I(s0 + j + 1);
-                const R a = Lg[on], nd = Dg[on], uraw = Ug[on], nb0 = Bv[on];
-                const R nu = j + 2 < ni ? uraw : R(0);
-                probe += a * R(0) + nd * R(0) + uraw * R(0) + nb0 * R(0);
-                amax = fmax(amax, fmax(fabs(a), fmax(fabs(nd), fabs(nu))));
-                R q0, q1, r, u1, u2;
-                bool z;
-                bsi_gt_step<R, METHOD>(c0, c1, a, nd, nu, q0, q1, r, u1, u2, z);
-                zero = zero || z;
-                rvmax = fmax(rvmax, fabs(r));
-                R n0 = nb0, n1 = 0, n2 = j + 2 == ni ? uraw : R(0);
-                const R t0 = bsi_gt_apply<R, METHOD>(q0, q1, y0, n0);
-                const R t1 = bsi_gt_apply<R, METHOD>(q0, q1, y1, n1);
-                const R t2 = bsi_gt_apply<R, METHOD>(q0, q1, y2, n2);
-                y0 = n0, y1 = n1, y2 = n2;
-                y2k = t2; /* nonzero only for the last j */
-                Lg[o] = r, Dg[o] = u1, Ug[o] = u2, Bv[o] = t0, Xg[o] = t1;
-                o = on;
-            }
-            zero = zero || c0 == R(0);
-            const R rl = R(1) / (c0 == R(0) ? R(1) : c0);
-            rvmax = fmax(rvmax, fabs(rl));
-            /* back substitution for the three right-hand sides */
-            R g1 = y0 * rl, v1 = y1 * rl, w1 = y2 * rl, g2 = 0, v2 = 0, w2 = 0;
-            Bv[o] = g1, Xg[o] = v1, Ug[o] = w1;
-            gl = g1, vl = v1, wl = w1;
-            for (int j = ni - 2; j >= 0; j--) {
-                const int oj = I(s0 + j);
-                const R r = Lg[oj], u1 = Dg[oj], u2 = Ug[oj];
-                const R g = (Bv[oj] - u1 * g1 - u2 * g2) * r;
-                const R v = (Xg[oj] - u1 * v1 - u2 * v2) * r;
-                const R w = ((j == ni - 2 ? y2k : R(0)) - u1 * w1 - u2 * w2) * r;
-                Bv[oj] = g, Xg[oj] = v, Ug[oj] = w;
-                g2 = g1, v2 = v1, w2 = w1;
-                g1 = g, v1 = v, w1 = w;
-            }
-            gs = g1, vs = v1, ws = w1;
-        } else { /* no interior: x_{e-1} = x_{s-1}; x_s = x_e */
-            gs = 0, vs = 0, ws = -1;
-            gl = 0, vl = -1, wl = 0;
-        }
-        const int oe = I(e);
-        const R ae = Lg[oe], be = Dg[oe], ce = e + 1 < m ? Ug[oe] : R(0), de = Bv[oe];
-        probe += ae * R(0) + be * R(0) + ce * R(0) + de * R(0);
-        const bool ok = !zero && rvmax * amax * R(GT_TOL) <= R(1) && probe == probe;
-        RA[t] = -ae * vl;
-        RB[t] = be - ae * wl;
-        RD[t] = de - ae * gl;
-        RC[t] = ce;
+        R ra, rb, rc, rd, gs, vs, ws;
+        const bool ok =
+            (p + 1) * L <= m
+                ? gt_part_reg<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws)
+                : gt_part_reg<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+        RA[t] = ra, RB[t] = rb, RC[t] = rc, RD[t] = rd;
         RGS[t] = gs, RVS[t] = vs, RWS[t] = ws;
         if (!ok) flag[s] = 1;
     }
     __syncthreads();
-    /* ---- the reduced systems: one thread each, rows s*P .. s*P+P-1 ---- */
-    if (act && p == 0 && !flag[s]) {
-        const int r0 = s * P;
-        R tol = 0;
-        for (int q = 0; q < P; q++) {
-            const int o = r0 + q;
-            if (q + 1 < P) {
-                const R c = RC[o];
-                RB[o] = RB[o] - c * RVS[o + 1];
-                RC[o] = -c * RWS[o + 1];
-                RD[o] = RD[o] - c * RGS[o + 1];
-            } else {
-                RC[o] = 0;
-            }
-            tol = fmax(tol, fmax(q > 0 ? fabs(RA[o]) : R(0), fmax(fabs(RB[o]), fabs(RC[o]))));
-        }
-        tol *= R(GT_TOL);
-        R c0 = RB[r0], c1 = RC[r0], bc = RD[r0];
-        bool ok = true;
-        for (int q = 1; q < P; q++) {
-            const int o = r0 + q;
-            R q0, q1, rv, u1, u2;
-            bool z;
-            R nb = RD[o];
-            bsi_gt_step<R, METHOD>(c0, c1, RA[o], RB[o], RC[o], q0, q1, rv, u1, u2, z);
-            ok = ok && !z && fabs(rv) * tol <= R(1);
-            const R y = bsi_gt_apply<R, METHOD>(q0, q1, bc, nb);
-            bc = nb;
-            RA[o - 1] = rv, RB[o - 1] = u1, RC[o - 1] = u2, RD[o - 1] = y;
-        }
-        ok = ok && c0 != R(0) && fabs(c0) >= tol;
-        RA[r0 + P - 1] = R(1) / (c0 == R(0) ? R(1) : c0);
-        RB[r0 + P - 1] = 0, RC[r0 + P - 1] = 0, RD[r0 + P - 1] = bc;
-        R x1 = 0, x2 = 0;
-        for (int q = P - 1; q >= 0; q--) {
-            const int o = r0 + q;
-            const R x = (RD[o] - RB[o] * x1 - RC[o] * x2) * RA[o];
-            RVS[o] = x;
-            x2 = x1;
-            x1 = x;
-        }
-        if (!ok || x1 != x1) flag[s] = 1;
-    }
+    if (A.pcr)
+        gt_reduced_pcr<R>(act && !flag[s], t, s, p, P, Red, S * P, smax, flag);
+    else
+        gt_reduced_seq<R, METHOD>(act && p == 0 && !flag[s], s, P, Red, S * P, flag);
     __syncthreads();
     if (act && !flag[s]) {
         const int s0 = p * L, len = m - s0 < L ? m - s0 : L, ni = len - 1;
         const R xe = RVS[t], xs1 = p > 0 ? RVS[t - 1] : R(0);
-        for (int j = 0; j < ni; j++) {
-            const int o = I(s0 + j);
-            Bv[o] = Bv[o] - Xg[o] * xs1 - Ug[o] * xe;
-        }
+#pragma unroll
+        for (int j = 0; j < L - 1; j++)
+            if (j < ni) Bv[I(s0 + j)] = g[j] - v[j] * xs1 - w[j] * xe;
         Bv[I(s0 + ni)] = xe;
     }
     if (act && p == 0) {
@@ -320,19 +448,23 @@ static inline int gt_env_int(const char *name, int def)
 }
 
 /* Tuning knobs (read once; for experiments, 0 = the measured default):
- * BSOLVE_GT_SEQMAX (largest m solved one thread per system), BSOLVE_GT_L
+ * BSOLVE_GT_SEQMAX (largest m solved one thread per system), BSOLVE_GT_PCR
+ * (0: reduced systems by one thread each, as before PCR), BSOLVE_GT_L
  * (partition rows), BSOLVE_GT_TE / BSOLVE_GT_TE_IL (equations per tile,
  * contiguous / all-interleaved), BSOLVE_GT_TILEMAX (largest m on this path).
- * Defaults from the H100 sweep of 2026-11-22 (perf/RESULTS-gtsv.md): short
- * partitions and small tiles (more resident blocks, overlapping load and
- * compute phases) up to m = 128; above, 16-row partitions keep the reduced
- * system short, and interleaved tiles of >= 4 systems use whole sectors. */
+ * Defaults from the H100 sweeps of 2026-11-23 (perf/RESULTS-gtsv.md): small
+ * tiles (512 equations: more resident blocks whose load, compute and store
+ * phases overlap one another) and 8-row partitions (L = 4 lengthens the
+ * reduced system, L = 16 needs 212 registers); interleaved tiles of
+ * partitioned systems hold >= 4 systems (1024 equations, or 4m), so that a
+ * row read is not a lone 8-byte element. */
 struct gt_tile_cfg {
-    int seqmax, L, te, te_il, tilemax;
+    int seqmax, pcr, L, te, te_il, tilemax;
 };
 static const gt_tile_cfg &gt_tile_conf()
 {
-    static gt_tile_cfg c = {gt_env_int("BSOLVE_GT_SEQMAX", 16), gt_env_int("BSOLVE_GT_L", 0),
+    static gt_tile_cfg c = {gt_env_int("BSOLVE_GT_SEQMAX", 16), gt_env_int("BSOLVE_GT_PCR", 1),
+                            gt_env_int("BSOLVE_GT_L", 0),
                             gt_env_int("BSOLVE_GT_TE", 0), gt_env_int("BSOLVE_GT_TE_IL", 0),
                             gt_env_int("BSOLVE_GT_TILEMAX", 4096)};
     return c;
@@ -343,29 +475,31 @@ static inline bool gt_tile_shape_for(int64_t m, bool il, size_t es, size_t smem_
     const gt_tile_cfg &c = gt_tile_conf();
     if (m < 1 || m > c.tilemax) return false;
     const int mm = (int)m;
-    const bool shortm = mm <= 128;
-    const int cte = c.te ? c.te : (shortm ? 1024 : 2048), cte_il = c.te_il ? c.te_il : (shortm ? 1024 : 4096);
-    const int cL = c.L ? c.L : (shortm ? 8 : 16);
+    const int cte = c.te ? c.te : 512, cte_il = c.te_il ? c.te_il : (mm <= c.seqmax ? 512 : mm < 256 ? 1024 : 4 * mm);
+    /* 8-row partitions, except where a long interleaved tile would then
+     * hold fewer than 2 systems within 256 threads */
+    const int cL = c.L ? c.L : (il && (mm + 7) / 8 * 2 > 256 ? 16 : 8);
     int te = il && mm > c.seqmax ? cte_il : cte;
     if (mm <= c.seqmax) {
         int S = 32;
         while (S < 256 && S * 2 * mm <= te) S *= 2;
         sh.S = S, sh.P = 1, sh.lsh = 30, sh.na = 4, sh.threads = S;
     } else {
-        int lsh = 1;
-        while ((1 << lsh) < cL) lsh++;
-        while (((mm + (1 << lsh) - 1) >> lsh) > 64) lsh++;
+        int lsh = 2; /* the kernel is compiled for L = 4, 8, 16 */
+        while ((1 << lsh) < cL && lsh < 4) lsh++;
+        while (((mm + (1 << lsh) - 1) >> lsh) > 256 && lsh < 4) lsh++;
         const int P = (mm + (1 << lsh) - 1) >> lsh;
+        if (P > 256) return false;
         int S = te / (P << lsh);
         if (S < 1) S = 1;
         while (S > 1 && S * P > 256) S--;
-        sh.S = S, sh.P = P, sh.lsh = lsh, sh.na = 5, sh.threads = (S * P + 31) / 32 * 32;
+        sh.S = S, sh.P = P, sh.lsh = lsh, sh.na = 4, sh.threads = (S * P + 31) / 32 * 32;
     }
     int ss = mm + (sh.lsh > 29 ? 0 : (mm - 1) >> sh.lsh) + 1;
     if (!(ss & 1)) ss++;
     sh.ss = ss;
     for (;;) {
-        sh.smem = (size_t)sh.na * sh.S * ss * es + (size_t)7 * sh.S * sh.P * es + (size_t)sh.S * sizeof(int) + 16;
+        sh.smem = (size_t)sh.na * sh.S * ss * es + (size_t)(7 * sh.S * sh.P + sh.S) * es + (size_t)sh.S * sizeof(int) + 16;
         if (sh.smem <= smem_max) return true;
         if (sh.S == 1) return false;
         sh.S = sh.P == 1 ? sh.S / 2 : sh.S - 1;

@@ -243,14 +243,15 @@ int main(int argc, char **argv)
     };
 
     /* Knobs that shorten a device run: BENCH_REGIME=many|few (default both),
-     * BENCH_MMAX (largest m of the many-systems table), BENCH_NOCS=1 (no
+     * BENCH_MMIN / BENCH_MMAX (m range of the many-systems table), BENCH_NOCS=1 (no
      * cuSPARSE columns: their numbers are in the committed tables). */
     const char *reg = getenv("BENCH_REGIME");
     const bool do_many = !reg || !*reg || !strcmp(reg, "many"), do_few = !reg || !*reg || !strcmp(reg, "few");
     const int64_t mmax = getenv("BENCH_MMAX") ? atoll(getenv("BENCH_MMAX")) : 4096;
     const bool nocs = getenv("BENCH_NOCS") && atoi(getenv("BENCH_NOCS"));
     std::vector<std::pair<int64_t, int64_t>> many, few;
-    for (int64_t m = 8; m <= mmax; m *= 2) many.push_back({m, ((int64_t)1 << 25) / m});
+    const int64_t mmin = getenv("BENCH_MMIN") ? atoll(getenv("BENCH_MMIN")) : 8;
+    for (int64_t m = mmin; m <= mmax; m *= 2) many.push_back({m, ((int64_t)1 << 25) / m});
     for (int64_t m = 1 << 16; m <= (1 << 22); m *= 4)
         for (int64_t b : {1, 4, 16, 64}) few.push_back({m, b});
     const int all_many[] = {FLOOR, BS_TH_IL, BS_PA_IL, BS_GI_IL, BS_TH_CT, BS_PA_CT, BS_GI_CT, CS_IB0, CS_IB1, CS_IB2, CS_SB};
