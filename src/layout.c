@@ -9,7 +9,8 @@
 
 #include <omp.h>
 
-/* Tiles packed together from interleaved input (pack_il_tiles). */
+/* Tiles packed together from interleaved input (pack_il_tiles); the rest
+ * of a chunk goes as 4 + 2 + 1 tiles, so this is 8. */
 #define BSI_PACK_TB 8
 
 #define BSI_REAL double

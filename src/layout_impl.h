@@ -38,7 +38,13 @@ void FN(bsi_pack)(real *restrict tiles, int64_t ts, const real *restrict src, bs
         int t0 = 0;
         for (; t0 + BSI_PACK_TB <= full; t0 += BSI_PACK_TB)
             FN(pack_il_tiles)(tiles, ts, src + k0, ls.ld, r * c, t0, BSI_PACK_TB, probe);
-        if (t0 < full) FN(pack_il_tiles)(tiles, ts, src + k0, ls.ld, r * c, t0, full - t0, probe);
+        /* The last full - t0 < BSI_PACK_TB = 8 tiles as 4 + 2 + 1, each with a
+         * constant nt that keeps the probes in registers (with a run-time nt
+         * they were spilled: a third of QR's time at m = 32, n = 16, whose
+         * chunks are 4 tiles). */
+        if ((full - t0) & 4) FN(pack_il_tiles)(tiles, ts, src + k0, ls.ld, r * c, t0, 4, probe), t0 += 4;
+        if ((full - t0) & 2) FN(pack_il_tiles)(tiles, ts, src + k0, ls.ld, r * c, t0, 2, probe), t0 += 2;
+        if ((full - t0) & 1) FN(pack_il_tiles)(tiles, ts, src + k0, ls.ld, r * c, t0, 1, probe);
         for (int e = 0; e < r * c; e++) {
             const real *s = src + (int64_t)e * ls.ld + k0;
             real *d = tiles + (int64_t)e * BSI_W;
