@@ -700,10 +700,13 @@ static cudaError_t gt_part_solve(const gt_rows<R> &top, R *out, int64_t oks, int
     return cudaSuccess;
 }
 
-/* Few long systems: the partition method pays off. */
+/* Few long systems: the partition method pays off once there are fewer
+ * systems than multiprocessors: the tile kernel runs one system of m >= 2048
+ * per block, and with a block per SM or more it is the faster of the two
+ * (perf/RESULTS-gtsv.md, m = 4096). */
 static bool gt_use_partition(const bsolve_ctx *ctx, int64_t m, int64_t batch)
 {
-    return m >= 2048 && batch < (int64_t)ctx->cuda->nsm * 64;
+    return m >= 2048 && batch < (int64_t)ctx->cuda->nsm;
 }
 
 template <typename R>
