@@ -315,17 +315,19 @@ BSOLVE_API bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx);
  *
  * CUDA backend: many systems of m <= 4096 are staged whole in shared memory
  * (each array read once, x written once) and solved there, one thread per
- * system for short m, several threads per system (partition method, below)
- * for longer m; longer systems are solved one thread per system from global
- * memory.  When the batch is too small to fill the GPU (fewer than 64
- * systems per multiprocessor) and m >= 2048, each system is split into partitions
- * solved in parallel (partition method: each partition is eliminated with
- * the requested method, then a reduced tridiagonal system of one unknown
- * per partition is solved recursively).  Partitions are pivoted locally; a
- * system in which that meets a small pivot (below 1/64 of the partition's
- * largest entry, zero included) or a non-finite entry is re-solved
- * sequentially, so that results and info keep the meaning above (such
- * systems, e.g. with zero diagonals, then run at sequential speed).
+ * system for m <= 16, several threads per system for longer m (partitions
+ * of 8 or 16 rows eliminated with the requested method, then the reduced
+ * system of one unknown per partition by cyclic reduction); longer systems
+ * are solved one thread per system from global memory.  When there are
+ * fewer systems than multiprocessors and m >= 2048, each system is split
+ * into partitions solved in parallel across the GPU (partition method: each
+ * partition is eliminated with the requested method, then a reduced
+ * tridiagonal system of one unknown per partition is solved recursively).
+ * Partitions are pivoted locally; a system in which that meets a small
+ * pivot (below 1/64 of the largest entry, zero included), growth beyond 64x
+ * in the reduction, or a non-finite entry is re-solved sequentially, so
+ * that results and info keep the meaning above (such systems, e.g. with
+ * zero diagonals, then run at sequential speed).
  * ------------------------------------------------------------------------ */
 
 typedef enum {
