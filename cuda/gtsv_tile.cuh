@@ -96,6 +96,32 @@ __device__ __forceinline__ void gt_tile_move(R *X, const R *gp, R *gq, int64_t k
     }
 }
 
+/* The four arrays' copies in one walk when the diagonals and B are
+ * contiguous along the same index (both per system, or both interleaved):
+ * the index split and the shared offset are computed once per row instead
+ * of four times (the kernel is issue-bound).  X: dl; then d, du, b at
+ * strides of SS elements. */
+template <typename R>
+__device__ __forceinline__ void gt_tile_load4(const gt_tile_args<R> &A, R *X, int SS, int64_t k0, int nsys, int m,
+                                              int lsh, int ss)
+{
+    const int T = blockDim.x, E = nsys * m;
+    const bool along_rows = A.dis == 1;
+    const gt_div div((unsigned)(along_rows ? m : nsys));
+    const int64_t oa = k0 * A.dks, ob = k0 * A.bks;
+    const R *pl = A.dl + oa, *pd = A.d + oa, *pu = A.du + oa, *pb = A.B + ob;
+    for (int idx = threadIdx.x; idx < E; idx += T) {
+        const int q = (int)div((unsigned)idx);
+        const int s = along_rows ? q : idx - q * nsys, i = along_rows ? idx - q * m : q;
+        const int64_t ga = s * A.dks + i * A.dis, gb = s * A.bks + i * A.bis;
+        R *x = X + s * ss + i + (i >> lsh);
+        gt_cp8(x, pl + ga);
+        gt_cp8(x + SS, pd + ga);
+        gt_cp8(x + 2 * SS, pu + ga);
+        gt_cp8(x + 3 * SS, pb + gb);
+    }
+}
+
 /* The sequential elimination of one system (rows from `row(i, a, d, u, b)`),
  * row i of U and y kept in slots (L0, D0, U0, B0)[ix(i)], x left in B0.
  * Returns info. */
@@ -358,10 +384,18 @@ __global__ void __launch_bounds__(256) gt_tilek(const gt_tile_args<R> A)
     R *smax = Red + 7 * S * P;              /* per system: largest reduced entry */
     int *flag = (int *)(smax + S);          /* per system */
 
-    gt_tile_move<R, true>(Lg, A.dl, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
-    gt_tile_move<R, true>(Dg, A.d, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
-    gt_tile_move<R, true>(Ug, A.du, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
-    gt_tile_move<R, true>(Bv, A.B, nullptr, A.bks, A.bis, k0, nsys, m, lsh, ss, S);
+    /* One walk for all four arrays where it measured faster: contiguous
+     * systems, and interleaved tiles of >= 8 systems (64-byte rows); with
+     * 4-system interleaved tiles (m >= 256) four separate walks were 7%
+     * faster (fewer DRAM pages open at once, presumably). */
+    if ((A.dis == 1 && A.bis == 1) || (A.dis != 1 && A.bis != 1 && S >= 8)) {
+        gt_tile_load4(A, Lg, S * ss, k0, nsys, m, lsh, ss);
+    } else {
+        gt_tile_move<R, true>(Lg, A.dl, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
+        gt_tile_move<R, true>(Dg, A.d, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
+        gt_tile_move<R, true>(Ug, A.du, nullptr, A.dks, A.dis, k0, nsys, m, lsh, ss, S);
+        gt_tile_move<R, true>(Bv, A.B, nullptr, A.bks, A.bis, k0, nsys, m, lsh, ss, S);
+    }
     for (int s = threadIdx.x; s < S; s += blockDim.x) flag[s] = 0, smax[s] = 0;
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();

@@ -152,10 +152,13 @@ static bsolve_status gtsv(bsolve_ctx *c, int sp, int me, int64_t m, int64_t nrhs
 static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, int sp, int me, int fam, int64_t m, int64_t nrhs,
                      int64_t batch, int lkind, int inject, int trf, double bwd_max)
 {
-    const bsolve_tlayout lt = lkind ? bsolve_tlayout_interleaved(batch + 1) : bsolve_tlayout_contiguous(m, m + 1);
     /* lkind 0: contiguous A, interleaved B; 1: the reverse; 2: both interleaved
-     * (the only mix that gives the tile kernel its interleaved shapes) */
-    const bsolve_tlayout lb = lkind == 1 ? bsolve_tlayout_contiguous(m, m * nrhs) : bsolve_tlayout_interleaved(batch);
+     * (the only mix that gives the tile kernel its interleaved shapes); 3: both
+     * contiguous (2 and 3 take the tile kernel's one-walk copy of all arrays) */
+    const bsolve_tlayout lt = lkind == 1 || lkind == 2 ? bsolve_tlayout_interleaved(batch + 1)
+                                                       : bsolve_tlayout_contiguous(m, m + 1);
+    const bsolve_tlayout lb = lkind == 1 || lkind == 3 ? bsolve_tlayout_contiguous(m, m * nrhs)
+                                                       : bsolve_tlayout_interleaved(batch);
     const size_t es = sp ? 4 : 8;
     double *dl = malloc(8 * m * batch), *d = malloc(8 * m * batch), *du = malloc(8 * m * batch);
     double *b = malloc(8 * m * nrhs * batch);
@@ -242,7 +245,7 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, int sp, int me, int fam, 
         CHECK(wdiff < 1e4 * eps, "m=%lld: differs from the CPU backend by %.3g", (long long)m, wdiff);
     printf("  %s %-7s %-8s m=%-8lld batch=%-5lld nrhs=%lld %s%s: bwd %.2f, |x-x_cpu| %.2g\n", sp ? "s" : "d",
            me == 0 ? "thomas" : me == 1 ? "partial" : "givens", fam == DIAGDOM ? "diagdom" : fam == RANDOM ? "random" : "zerodiag",
-           (long long)m, (long long)batch, (long long)nrhs, lkind == 2 ? "both-inter" : lkind ? "inter" : "contig", trf ? " trf" : "", worst, wdiff);
+           (long long)m, (long long)batch, (long long)nrhs, lkind == 3 ? "both-contig" : lkind == 2 ? "both-inter" : lkind ? "inter" : "contig", trf ? " trf" : "", worst, wdiff);
     fflush(stdout);
     free(x), free(xc), free(dl), free(d), free(du), free(b), free(hl), free(hd), free(hu), free(hb);
     free(Bc), free(Bh), free(Bd), free(ic), free(ih), free(id);
@@ -266,13 +269,13 @@ int main(void)
             for (int me = 0; me < 3; me++) {
                 const int64_t m = ms[im], batch = quick ? 101 : 1003 + (m > 100 ? 0 : 2000);
                 const int fam = me == 0 ? DIAGDOM : (im % 2 ? RANDOM : DIAGDOM);
-                run_case(cpu, gpu, sp, me, fam, m, 1 + im % 3, batch, (im + me) % 2, 1, 0, 30);
+                run_case(cpu, gpu, sp, me, fam, m, 1 + im % 3, batch, (im + me + sp) % 4, 1, 0, 30);
                 if (im % 3 == 0) run_case(cpu, gpu, sp, me, fam, m, 2, batch, (im + me + 1) % 2, 1, 1, 30);
             }
     /* Long systems in numbers that fill the GPU: the tile kernel with 16-row
      * partitions (interleaved, m > 1024) and 8-row ones, a short last
      * partition (m odd), the sequential fallback (RANDOM, ZERODIAG). */
-    for (int lk = 0; lk < 3; lk++)
+    for (int lk = 0; lk < 4; lk++)
         for (int me = 0; me < 3; me++) {
             const int64_t m = (lk == 2 ? 4096 : 2048) - 3, batch = quick ? 140 : 300;
             run_case(cpu, gpu, me == 2, me, lk == 1 ? RANDOM : DIAGDOM, m, 1, batch, lk, me == 1, 0, 30);
