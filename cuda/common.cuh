@@ -47,6 +47,8 @@ struct bsi_cuda {
     cudaEvent_t order;   /* orders the pipeline streams after the user stream */
     bsi_slot slot[BSI_NSTREAMS];
     bsi_dbuf work;       /* device workspace of device-pointer calls (transposes) */
+    bsi_dbuf gtflag;     /* per-system flags of the long tridiagonal method (tagged by gtgen) */
+    int gtgen;           /* the last generation number used in gtflag */
 };
 
 /* Device view of a batch layout: entry (i, j) of system k at

@@ -14,19 +14,15 @@
  * forward sweep keeps row i of U (1/U(i,i), U(i,i+1), U(i,i+2)) and y_i in
  * a per-thread interleaved (coalesced) scratch for the back substitution.
  *
- * Few long systems (too few to fill the GPU): the partition method.  Each
- * system is cut into partitions of GT_L rows; in partition p (rows s..e)
- * the interior rows s..e-1 are eliminated by one thread with the requested
- * method for three right-hand sides, giving x_i = g_i - v_i x_{s-1} - w_i x_e;
- * substituting into row e gives a tridiagonal reduced system in the
- * unknowns x_e, one per partition, solved recursively by the same method
- * until it is small enough for one thread; then every thread re-solves its
- * interior with the now known x_{s-1} and x_e.  A system whose partitions
- * (or reduced systems) meet a pivot below GT_TOL times their largest entry
- * (zero pivots included), or a non-finite entry, is re-solved by the
- * sequential kernel: info keeps its meaning, and the partition method is
- * used only where its local pivoting is accurate (e.g. diagonally dominant
- * systems; a random or zero-diagonal matrix falls back).
+ * Few long systems (too few to fill the GPU): the partition method over
+ * chunks of gtsv_long.cuh (down pass writing a reduced system of one row per
+ * partition, the reduced system by the same method or the tile kernel, up
+ * pass writing x).  A system whose partitions or reduced systems meet a
+ * pivot below GT_TOL times their largest entry (zero pivots included), or a
+ * non-finite entry, is re-solved by the sequential kernel: info keeps its
+ * meaning, and the partition method is used only where its local pivoting
+ * is accurate (e.g. diagonally dominant systems; a random or zero-diagonal
+ * matrix falls back).
  *
  * Host pointers are staged: each host array's span is copied to device
  * memory, and results copied back (gaps copied back unchanged).
@@ -39,8 +35,6 @@
 #define GT_CH 8     /* equations per staged chunk (contiguous layout) */
 #define GT_WARPS 4  /* warps per block of the sequential kernel */
 #define GT_BLOCK (32 * GT_WARPS)
-#define GT_L 8      /* rows per partition */
-#define GT_SMALL 64 /* reduced systems of at most this many rows: one thread */
 /* A partition (or the bottom system) whose pivot is below GT_TOL times its
  * largest entry is left to the sequential fallback: local pivoting cannot
  * vouch for its accuracy there. */
@@ -61,7 +55,6 @@ template <typename R> struct gt_seq_args {
     int64_t fld;
     const int32_t *finfo;    /* gttrs: the factorization's info */
     int32_t *finfo_out;      /* gttrf: gt->info */
-    const int32_t *only;     /* if not NULL: solve only systems with only[k] != 0 */
     int64_t m, batch;
 };
 
@@ -108,15 +101,7 @@ __global__ void __launch_bounds__(GT_BLOCK) gt_seq(const gt_seq_args<R> A)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t kbase = ((int64_t)blockIdx.x * GT_WARPS + warp) * 32, k = kbase + lane;
     if (kbase >= A.batch) return;
-    bool valid = k < A.batch;
-    if (A.only) {
-        valid = valid && A.only[k] != 0;
-        if (CONTIG) {
-            if (!__any_sync(0xffffffffu, valid)) return;
-        } else if (!valid) {
-            return;
-        }
-    }
+    const bool valid = k < A.batch;
     if (!CONTIG && !valid) return;
     gt_tile<R> *tiles = (gt_tile<R> *)gt_smem + warp * 4;
     gt_tile<R> &Tl = tiles[0], &Td = tiles[1], &Tu = tiles[2], &Tb = tiles[3];
@@ -255,17 +240,7 @@ __global__ void __launch_bounds__(GT_BLOCK) gt_seq(const gt_seq_args<R> A)
         }
         if (CONTIG) {
             __syncwarp();
-            if (A.only) {
-                /* write only the lanes being solved */
-#pragma unroll
-                for (int it = 0; it < GT_CH; it++) {
-                    const int s = it * (32 / GT_CH) + lane / GT_CH, e = lane % GT_CH;
-                    const int64_t ks = kbase + s, i = ch + e;
-                    if (ks < A.batch && i < m && A.only[ks]) A.B[ks * A.bks + i * A.bis] = Tb.v[s][e];
-                }
-            } else {
-                gt_stage_out(Tb, A.B, A.bks, A.bis, kbase, ch, m, A.batch, lane);
-            }
+            gt_stage_out(Tb, A.B, A.bks, A.bis, kbase, ch, m, A.batch, lane);
             __syncwarp();
         }
     }
@@ -273,6 +248,7 @@ __global__ void __launch_bounds__(GT_BLOCK) gt_seq(const gt_seq_args<R> A)
 }
 
 #include "gtsv_tile.cuh"
+#include "gtsv_long.cuh"
 
 /* NaN-fills every column of the systems with info != 0 (after the last column). */
 template <typename R>
@@ -283,213 +259,6 @@ __global__ void gt_nanfill(R *B, int64_t bks, int64_t bis, int64_t bjs, int64_t 
     if (k >= batch || info[k] == 0) return;
     for (int64_t j = 0; j < nrhs; j++)
         for (int64_t i = 0; i < m; i++) B[k * bks + i * bis + j * bjs] = R(NAN);
-}
-
-/* ======================================================================
- * The partition method (few long systems)
- * ====================================================================== */
-
-/* Rows of a batch of systems: raw (the user's diagonals and one RHS column)
- * or a reduced system of a level (arrays of n rows per system). */
-template <typename R> struct gt_rows {
-    int red;
-    int64_t n; /* rows per system */
-    const R *dl, *d, *du, *b;
-    int64_t ks, is, bks, bis;
-    const R *A, *Bp, *Dp, *Ce, *GS, *VS, *WS; /* reduced: row p of system k at [k*n + p] */
-};
-
-template <typename R>
-__device__ __forceinline__ void gt_row(const gt_rows<R> &S, int64_t k, int64_t i, R &a, R &b, R &c, R &d)
-{
-    if (!S.red) {
-        a = i > 0 ? S.dl[k * S.ks + i * S.is] : R(0);
-        b = S.d[k * S.ks + i * S.is];
-        c = i + 1 < S.n ? S.du[k * S.ks + i * S.is] : R(0);
-        d = S.b[k * S.bks + i * S.bis];
-        return;
-    }
-    const int64_t o = k * S.n + i;
-    const R ce = S.Ce[o];
-    a = S.A[o];
-    if (i + 1 < S.n) {
-        b = S.Bp[o] - ce * S.VS[o + 1];
-        c = -ce * S.WS[o + 1];
-        d = S.Dp[o] - ce * S.GS[o + 1];
-    } else {
-        b = S.Bp[o];
-        c = 0;
-        d = S.Dp[o];
-    }
-}
-
-/* Outputs of one level: the pieces of the reduced system (see gt_row). */
-template <typename R> struct gt_level {
-    R *A, *Bp, *Dp, *Ce, *GS, *VS, *WS;
-    int64_t np; /* partitions per system */
-};
-
-/* Solves the interior block (rows 0..ni-1 of a[], b[], c[]) for NR
- * right-hand sides in rhs[r][]; returns false on an exactly zero pivot. */
-template <typename R, int METHOD, int NR>
-__device__ __forceinline__ bool gt_interior(int ni, const R *a, const R *b, const R *c, R (*rhs)[GT_L])
-{
-    R rv[GT_L], u1[GT_L], u2[GT_L];
-    bool ok = true;
-    R tol = 0; /* GT_TOL * the block's largest entry */
-#pragma unroll
-    for (int i = 0; i < GT_L - 1; i++)
-        if (i < ni) tol = fmax(tol, fmax(fabs(b[i]), fmax(i > 0 ? fabs(a[i]) : R(0), i + 1 < ni ? fabs(c[i]) : R(0))));
-    tol *= R(GT_TOL);
-    R c0 = b[0], c1 = ni > 1 ? c[0] : R(0);
-#pragma unroll
-    for (int i = 0; i + 1 < GT_L - 1 + 1; i++) {
-        if (i + 1 >= ni) break;
-        const R nu = i + 2 < ni ? c[i + 1] : R(0);
-        R q0, q1;
-        bool z;
-        bsi_gt_step<R, METHOD>(c0, c1, a[i + 1], b[i + 1], nu, q0, q1, rv[i], u1[i], u2[i], z);
-        ok = ok && !z && fabs(rv[i]) * tol <= R(1);
-#pragma unroll
-        for (int r = 0; r < NR; r++) {
-            R nb = rhs[r][i + 1];
-            rhs[r][i] = bsi_gt_apply<R, METHOD>(q0, q1, rhs[r][i], nb);
-            rhs[r][i + 1] = nb;
-        }
-    }
-    ok = ok && c0 != R(0) && fabs(c0) >= tol;
-    rv[ni - 1] = R(1) / (c0 == R(0) ? R(1) : c0);
-    u1[ni - 1] = 0;
-    u2[ni - 1] = 0;
-#pragma unroll
-    for (int r = 0; r < NR; r++) {
-        R x1 = 0, x2 = 0;
-#pragma unroll
-        for (int i = GT_L - 1; i >= 0; i--) {
-            if (i >= ni) continue;
-            const R x = (rhs[r][i] - u1[i] * x1 - u2[i] * x2) * rv[i];
-            rhs[r][i] = x;
-            x2 = x1;
-            x1 = x;
-        }
-    }
-    return ok;
-}
-
-/* Down: one thread per partition (system k, partition p). */
-template <typename R, int METHOD>
-__global__ void gt_part_down(const gt_rows<R> S, gt_level<R> O, int64_t nsys, int32_t *flag)
-{
-    const int64_t gid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (gid >= nsys * O.np) return;
-    /* interleaved top level: neighbouring threads take neighbouring systems (coalesced rows) */
-    const bool kf = !S.red && S.ks == 1 && S.bks == 1;
-    const int64_t k = kf ? gid % nsys : gid / O.np, p = kf ? gid / nsys : gid % O.np, s = p * GT_L;
-    const int len = S.n - s < GT_L ? (int)(S.n - s) : GT_L, ni = len - 1;
-    R a[GT_L], b[GT_L], c[GT_L], rhs[3][GT_L];
-    R probe = 0;
-#pragma unroll
-    for (int i = 0; i < GT_L; i++) {
-        if (i < len) {
-            gt_row(S, k, s + i, a[i], b[i], c[i], rhs[0][i]);
-            probe += a[i] * R(0) + b[i] * R(0) + c[i] * R(0) + rhs[0][i] * R(0);
-        }
-        rhs[1][i] = 0;
-        rhs[2][i] = 0;
-    }
-    const int64_t o = k * O.np + p;
-    R gs, vs, ws, gl, vl, wl;
-    bool ok = probe == probe;
-    if (ni > 0) {
-        rhs[1][0] = a[0];
-        rhs[2][ni - 1] = c[ni - 1];
-        ok = gt_interior<R, METHOD, 3>(ni, a, b, c, rhs) && ok;
-        gs = rhs[0][0], vs = rhs[1][0], ws = rhs[2][0];
-        gl = rhs[0][ni - 1], vl = rhs[1][ni - 1], wl = rhs[2][ni - 1];
-    } else { /* no interior: x_{e-1} = x_{s-1}; x_s = x_e */
-        gs = 0, vs = 0, ws = -1;
-        gl = 0, vl = -1, wl = 0;
-    }
-    const R ae = a[ni], be = b[ni], ce = c[ni], de = rhs[0][ni];
-    O.A[o] = -ae * vl;
-    O.Bp[o] = be - ae * wl;
-    O.Dp[o] = de - ae * gl;
-    O.Ce[o] = ce;
-    O.GS[o] = gs;
-    O.VS[o] = vs;
-    O.WS[o] = ws;
-    if (!ok) flag[k] = 1;
-}
-
-/* Up: the interior of each partition from x_{s-1} and x_e (X: the reduced
- * solution, np per system), written to out[k*oks + i*ois]. */
-template <typename R, int METHOD>
-__global__ void gt_part_up(const gt_rows<R> S, int64_t np, const R *X, R *out, int64_t oks, int64_t ois, int64_t nsys,
-                           const int32_t *flag)
-{
-    const int64_t gid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (gid >= nsys * np) return;
-    const bool kf = !S.red && S.ks == 1 && S.bks == 1; /* as gt_part_down */
-    const int64_t k = kf ? gid % nsys : gid / np, p = kf ? gid / nsys : gid % np, s = p * GT_L;
-    const int len = S.n - s < GT_L ? (int)(S.n - s) : GT_L, ni = len - 1;
-    if (flag && flag[k]) return; /* left to the sequential fallback */
-    const R xe = X[k * np + p], xs1 = p > 0 ? X[k * np + p - 1] : R(0);
-    R a[GT_L], b[GT_L], c[GT_L], rhs[1][GT_L];
-#pragma unroll
-    for (int i = 0; i < GT_L; i++)
-        if (i < len) gt_row(S, k, s + i, a[i], b[i], c[i], rhs[0][i]);
-    if (ni > 0) {
-        rhs[0][0] -= a[0] * xs1;
-        rhs[0][ni - 1] -= c[ni - 1] * xe;
-        gt_interior<R, METHOD, 1>(ni, a, b, c, rhs);
-#pragma unroll
-        for (int i = 0; i < GT_L - 1; i++)
-            if (i < ni) out[k * oks + (s + i) * ois] = rhs[0][i];
-    }
-    out[k * oks + (s + ni) * ois] = xe;
-}
-
-/* The bottom of the recursion: one thread per system of n <= GT_SMALL rows. */
-template <typename R, int METHOD>
-__global__ void gt_part_small(const gt_rows<R> S, R *X, int64_t nsys, int32_t *flag)
-{
-    const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= nsys) return;
-    const int n = (int)S.n;
-    R rv[GT_SMALL], u1[GT_SMALL], u2[GT_SMALL], y[GT_SMALL];
-    R a, b, c, d;
-    gt_row(S, k, 0, a, b, c, d);
-    R c0 = b, c1 = n > 1 ? c : R(0), bc = d;
-    bool ok = true;
-    R tol = fmax(fabs(b), fabs(c1));
-    for (int i = 1; i < n; i++) {
-        gt_row(S, k, i, a, b, c, d);
-        tol = fmax(tol, fmax(fabs(a), fmax(fabs(b), i + 1 < n ? fabs(c) : R(0))));
-    }
-    tol *= R(GT_TOL);
-    for (int i = 1; i < n; i++) {
-        gt_row(S, k, i, a, b, c, d);
-        const R nu = i + 1 < n ? c : R(0);
-        R q0, q1;
-        bool z;
-        bsi_gt_step<R, METHOD>(c0, c1, a, b, nu, q0, q1, rv[i - 1], u1[i - 1], u2[i - 1], z);
-        ok = ok && !z && fabs(rv[i - 1]) * tol <= R(1);
-        R nb = d;
-        y[i - 1] = bsi_gt_apply<R, METHOD>(q0, q1, bc, nb);
-        bc = nb;
-    }
-    ok = ok && c0 != R(0) && fabs(c0) >= tol;
-    rv[n - 1] = R(1) / (c0 == R(0) ? R(1) : c0);
-    u1[n - 1] = u2[n - 1] = 0;
-    y[n - 1] = bc;
-    R x1 = 0, x2 = 0;
-    for (int i = n - 1; i >= 0; i--) {
-        const R x = (y[i] - u1[i] * x1 - u2[i] * x2) * rv[i];
-        X[k * n + i] = x;
-        x2 = x1;
-        x1 = x;
-    }
-    if (!ok) flag[k] = 1;
 }
 
 /* ======================================================================
@@ -587,19 +356,27 @@ static cudaError_t gt_launch_seq_m(int method, const gt_seq_args<R> &a, bool con
     }
 }
 
+/* Launches kern with smem bytes of dynamic shared memory, first raising
+ * the kernel's limit where it is above what was raised so far (opted). */
+template <typename K, typename A>
+static cudaError_t gt_launch_smem(K kern, size_t &opted, unsigned nblk, int threads, size_t smem, cudaStream_t st,
+                                  const A &args)
+{
+    if (smem > opted) {
+        const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return e;
+        opted = smem;
+    }
+    kern<<<nblk, threads, smem, st>>>(args);
+    return cudaGetLastError();
+}
+
 template <typename R, int METHOD, int LSH>
 static cudaError_t gt_launch_tile_l(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
 {
     static size_t opted = 48 * 1024; /* the dynamic shared limit raised so far */
-    if (sh.smem > opted) {
-        cudaError_t e = cudaFuncSetAttribute(gt_tilek<R, METHOD, LSH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)sh.smem);
-        if (e != cudaSuccess) return e;
-        opted = sh.smem;
-    }
     const int64_t nblk = (a.batch + sh.S - 1) / sh.S;
-    gt_tilek<R, METHOD, LSH><<<(unsigned)nblk, sh.threads, sh.smem, st>>>(a);
-    return cudaGetLastError();
+    return gt_launch_smem(gt_tilek<R, METHOD, LSH>, opted, (unsigned)nblk, sh.threads, sh.smem, st, a);
 }
 
 /* P == 1 tiles never touch L: LSH = 0 compiles the kernel for them alone. */
@@ -635,69 +412,124 @@ static bool gt_tile_pick(const bsolve_ctx *ctx, int64_t m, bool il, size_t es, g
     return gt_tile_shape_for(m, il, es, (size_t)smax, sh);
 }
 
-/* Device memory needed by the partition method for one column. */
-static size_t gt_part_bytes(int64_t m, int64_t batch, size_t es)
+template <typename R, int METHOD, int LSH>
+static cudaError_t gt_launch_long_l(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st)
 {
-    size_t tot = 0;
-    for (int64_t n = m; n > GT_SMALL; n = (n + GT_L - 1) / GT_L) {
-        const int64_t np = (n + GT_L - 1) / GT_L;
-        /* 7 level arrays of np rows, and (below the top) the level's solution of n rows */
-        tot += (size_t)(7 * np * batch + (n == m ? 0 : n * batch)) * es + 8 * 256;
-    }
-    tot += (size_t)(GT_SMALL * batch) * es + 256;
-    return tot;
+    static size_t opted_down = 48 * 1024, opted_up = 48 * 1024; /* dynamic shared limits raised so far */
+    const unsigned nblk = (unsigned)((G.A.batch + sh.S - 1) / sh.S * sh.nch);
+    if (down) return gt_launch_smem(gt_long_down<R, METHOD, LSH>, opted_down, nblk, sh.threads, sh.smem_down, st, G);
+    return gt_launch_smem(gt_long_up<R, METHOD, LSH>, opted_up, nblk, sh.threads, sh.smem_up, st, G);
 }
 
 template <typename R, int METHOD>
-static cudaError_t gt_part_solve(const gt_rows<R> &top, R *out, int64_t oks, int64_t ois, int64_t batch, char *work,
-                                 int32_t *flag, cudaStream_t st)
+static cudaError_t gt_launch_long_t(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st)
 {
-    const int TB = 128;
-    gt_rows<R> lv[40];
-    gt_level<R> L[40];
-    R *X[40];
+    return sh.lsh == 3 ? gt_launch_long_l<R, METHOD, 3>(down, G, sh, st) : gt_launch_long_l<R, METHOD, 4>(down, G, sh, st);
+}
+
+template <typename R>
+static cudaError_t gt_launch_long(int method, bool down, const gt_long_args<R> &G, const gt_long_shape &sh,
+                                  cudaStream_t st)
+{
+    switch (method) {
+    case BSOLVE_GTSV_THOMAS: return gt_launch_long_t<R, BSOLVE_GTSV_THOMAS>(down, G, sh, st);
+    case BSOLVE_GTSV_PARTIAL: return gt_launch_long_t<R, BSOLVE_GTSV_PARTIAL>(down, G, sh, st);
+    default: return gt_launch_long_t<R, BSOLVE_GTSV_GIVENS>(down, G, sh, st);
+    }
+}
+
+/* Largest reduced system handed to the tile kernel: one block solving 4096
+ * rows beats another level's two launches (one system of 2^16 equations:
+ * 1.68 -> 1.97e9/s against 1024; H100, 2026-11-23). */
+static int64_t gt_long_bottom()
+{
+    const int b = gt_long_conf().bottom;
+    return b > 0 ? (b < 4096 ? b : 4096) : 4096;
+}
+
+/* Device memory for the reduced systems of the long method (one column). */
+static size_t gt_long_bytes(int64_t m, int64_t batch, size_t es)
+{
+    const int64_t L = gt_long_conf().L == 8 ? 8 : 16, bottom = gt_long_bottom();
+    size_t tot = 0;
+    for (int64_t n = m;;) {
+        const int64_t np = (n + L - 1) / L;
+        tot += 4 * (((size_t)(np * batch) * es + 255) / 256 * 256);
+        n = np;
+        if (np <= bottom) break;
+    }
+    return tot;
+}
+
+/* The long method on one column (see gtsv_long.cuh): down passes until the
+ * reduced system is short, the tile kernel on it, then up passes. */
+template <typename R>
+static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_tile_args<R> &top, int32_t *flag,
+                                 int32_t *rinfo, int32_t gen, int32_t *info, int merge, R *scr, char *work,
+                                 cudaStream_t st)
+{
+    const int64_t bottom = gt_long_bottom();
+    gt_long_args<R> lv[24];
+    gt_long_shape sh[24];
     int nl = 0;
-    lv[0] = top;
     auto take = [&](int64_t count) -> R * {
         R *p = (R *)work;
         work += ((size_t)count * sizeof(R) + 255) / 256 * 256;
         return p;
     };
-    while (lv[nl].n > GT_SMALL) {
-        const int64_t np = (lv[nl].n + GT_L - 1) / GT_L, cnt = np * batch;
-        gt_level<R> &o = L[nl];
-        o.np = np;
-        o.A = take(cnt), o.Bp = take(cnt), o.Dp = take(cnt), o.Ce = take(cnt);
-        o.GS = take(cnt), o.VS = take(cnt), o.WS = take(cnt);
-        /* the solution of this level's system (level 0 writes the user's B) */
-        X[nl] = nl > 0 ? take(lv[nl].n * batch) : nullptr;
-        gt_part_down<R, METHOD><<<(unsigned)((cnt + TB - 1) / TB), TB, 0, st>>>(lv[nl], o, batch, flag);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
-        gt_rows<R> r;
+    gt_tile_args<R> cur = top;
+    cudaError_t e;
+    for (;;) {
+        const bool il = cur.dis != 1 && cur.bis != 1;
+        const gt_long_shape s = gt_long_shape_for(cur.m, cur.batch, il, sizeof(R), ctx->cuda->nsm);
+        const int64_t np = (cur.m + (1 << s.lsh) - 1) >> s.lsh, cnt = np * cur.batch;
+        gt_long_args<R> &G = lv[nl];
+        memset(&G, 0, sizeof G);
+        G.A = cur, G.np = np, G.flag = flag, G.rinfo = rinfo, G.gen = gen;
+        G.C = s.C, G.S = s.S, G.ss = s.ss, G.nch = s.nch;
+        if (nl == 0) G.info = info, G.merge = merge, G.scr = scr;
+        G.RA = take(cnt), G.RB = take(cnt), G.RC = take(cnt), G.RD = take(cnt);
+        sh[nl++] = s;
+        if ((e = gt_launch_long<R>(method, true, G, s, st)) != cudaSuccess) return e;
+        gt_tile_args<R> r;
         memset(&r, 0, sizeof r);
-        r.red = 1;
-        r.n = np;
-        r.A = o.A, r.Bp = o.Bp, r.Dp = o.Dp, r.Ce = o.Ce, r.GS = o.GS, r.VS = o.VS, r.WS = o.WS;
-        lv[++nl] = r;
+        r.dl = G.RA, r.d = G.RB, r.du = G.RC, r.B = G.RD;
+        r.dks = np, r.dis = 1, r.bks = np, r.bis = 1;
+        r.m = (int)np, r.batch = cur.batch;
+        r.info = rinfo, r.merge = 0; /* written for every system; non-zero flags it */
+        cur = r;
+        if (np <= bottom || nl == 24) break;
     }
-    /* bottom: X of the last level is the solution of lv[nl] */
-    R *xb = take(lv[nl].n * batch);
-    gt_part_small<R, METHOD><<<(unsigned)((batch + TB - 1) / TB), TB, 0, st>>>(lv[nl], xb, batch, flag);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
-    const R *xin = xb;
-    for (int l = nl - 1; l >= 0; l--) {
-        const int64_t np = L[l].np, cnt = np * batch;
-        R *o = l == 0 ? out : X[l];
-        const int64_t ks = l == 0 ? oks : lv[l].n, is = l == 0 ? ois : 1;
-        gt_part_up<R, METHOD><<<(unsigned)((cnt + TB - 1) / TB), TB, 0, st>>>(lv[l], np, xin, o, ks, is, batch,
-                                                                           l == 0 ? flag : nullptr);
-        e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
-        xin = o;
-    }
+    gt_tile_shape tsh;
+    if (!gt_tile_pick(ctx, cur.m, false, sizeof(R), tsh)) return cudaErrorInvalidValue;
+    cur.S = tsh.S, cur.P = tsh.P, cur.lsh = tsh.lsh, cur.ss = tsh.ss, cur.na = tsh.na;
+    cur.pcr = gt_tile_conf().pcr;
+    if ((e = gt_launch_tile<R>(method, cur, tsh, st)) != cudaSuccess) return e;
+    for (int l = nl - 1; l >= 0; l--)
+        if ((e = gt_launch_long<R>(method, false, lv[l], sh[l], st)) != cudaSuccess) return e;
     return cudaSuccess;
+}
+
+/* The flags of the long method (batch ints) and the bottom level's info
+ * (batch more), and the generation number of one column's solve: a flag
+ * equal to it marks a system of this solve, so the flags are cleared only
+ * when allocated or when the counter wraps, never per call (a launch). */
+static int32_t *gt_flags(bsolve_ctx *ctx, int64_t batch, int32_t &gen)
+{
+    bsi_cuda *C = ctx->cuda;
+    bsi_dbuf &b = C->gtflag;
+    const size_t need = 2 * (size_t)batch * sizeof(int32_t);
+    const bool grow = !(b.p && b.bytes >= need);
+    if (grow && !bsi_dbuf_get(&b, need, 0)) return nullptr;
+    if (grow || C->gtgen >= (1 << 30)) {
+        if (cudaMemsetAsync(b.p, 0, b.bytes, C->stream) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return nullptr;
+        }
+        C->gtgen = 0;
+    }
+    gen = ++C->gtgen;
+    return (int32_t *)b.p;
 }
 
 /* Few long systems: the partition method pays off once there are fewer
@@ -706,7 +538,7 @@ static cudaError_t gt_part_solve(const gt_rows<R> &top, R *out, int64_t oks, int
  * (perf/RESULTS-gtsv.md, m = 4096). */
 static bool gt_use_partition(const bsolve_ctx *ctx, int64_t m, int64_t batch)
 {
-    return m >= 2048 && batch < (int64_t)ctx->cuda->nsm;
+    return m >= 2048 && m < ((int64_t)1 << 30) && batch < (int64_t)ctx->cuda->nsm;
 }
 
 template <typename R>
@@ -738,12 +570,9 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
                       gt_tile_pick(ctx, m, lt.kind == BSOLVE_TINTERLEAVED && lb.kind == BSOLVE_TINTERLEAVED, sizeof(R), tsh);
     const int64_t sld = batch;
     const size_t sbytes = tile ? 256 : (size_t)(4 * m) * sld * sizeof(R);
-    size_t wbytes = sbytes, fbytes = 0;
-    if (part) {
-        fbytes = ((size_t)batch * sizeof(int32_t) + 255) / 256 * 256;
-        const size_t pbytes = gt_part_bytes(m, batch, sizeof(R));
-        wbytes = fbytes + (pbytes > sbytes ? pbytes : sbytes);
-    }
+    size_t wbytes = sbytes;
+    const size_t pbytes = part ? gt_long_bytes(m, batch, sizeof(R)) : 0;
+    if (part) wbytes = pbytes + sbytes; /* the fallback runs beside the last up pass */
     char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
     if (!work) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device workspace", fn, wbytes);
 
@@ -751,43 +580,25 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
     memset(&a, 0, sizeof a);
     a.dl = ddl, a.d = dd, a.du = ddu, a.dks = dks, a.dis = dis;
     a.bks = bks, a.bis = bis, a.info = dinfo;
-    a.S = (R *)(work + fbytes), a.sld = sld;
+    a.S = (R *)work, a.sld = sld;
     a.m = m, a.batch = batch;
     /* the staged kernel serves both layouts: use it when either is contiguous */
     const bool contig = lt.kind == BSOLVE_TCONTIGUOUS || lb.kind == BSOLVE_TCONTIGUOUS;
     if (part) {
-        int32_t *flag = (int32_t *)work;
-        char *pwork = work + fbytes;
-        BSI_CUDA_TRY(ctx, cudaMemsetAsync(dinfo, 0, (size_t)batch * sizeof(int32_t), st), fn);
         for (int64_t j = 0; j < nrhs; j++) {
-            BSI_CUDA_TRY(ctx, cudaMemsetAsync(flag, 0, (size_t)batch * sizeof(int32_t), st), fn);
-            gt_rows<R> top;
+            int32_t gen;
+            int32_t *flag = gt_flags(ctx, batch, gen);
+            if (!flag)
+                return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate the flags of %lld systems", fn, (long long)batch);
+            gt_tile_args<R> top;
             memset(&top, 0, sizeof top);
-            top.n = m;
-            top.dl = ddl, top.d = dd, top.du = ddu, top.b = dB + j * bjs;
-            top.ks = dks, top.is = dis, top.bks = bks, top.bis = bis;
-            /* the partition solve reads b and writes x in place, row by row of
-             * disjoint partitions at the top level: safe */
-            cudaError_t e;
-            switch (method) {
-            case BSOLVE_GTSV_THOMAS:
-                e = gt_part_solve<R, BSOLVE_GTSV_THOMAS>(top, dB + j * bjs, bks, bis, batch, pwork, flag, st);
-                break;
-            case BSOLVE_GTSV_PARTIAL:
-                e = gt_part_solve<R, BSOLVE_GTSV_PARTIAL>(top, dB + j * bjs, bks, bis, batch, pwork, flag, st);
-                break;
-            default:
-                e = gt_part_solve<R, BSOLVE_GTSV_GIVENS>(top, dB + j * bjs, bks, bis, batch, pwork, flag, st);
-                break;
-            }
+            top.dl = ddl, top.d = dd, top.du = ddu, top.B = dB + j * bjs;
+            top.dks = dks, top.dis = dis, top.bks = bks, top.bis = bis;
+            top.m = (int)m, top.batch = batch;
+            /* in place: each chunk's up pass reads its b before writing x */
+            const cudaError_t e = gt_long_solve<R>(ctx, method, top, flag, flag + batch, gen, dinfo, j > 0,
+                                                   (R *)(work + pbytes), work, st);
             BSI_CUDA_TRY(ctx, e, fn);
-            /* fallback: flagged systems are re-solved sequentially; their B
-             * column was left untouched; the scratch reuses the partition
-             * workspace (stream order) */
-            a.only = flag;
-            a.B = dB + j * bjs;
-            a.merge = 1; /* info starts at 0 */
-            BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_SV>(method, a, contig, st)), fn);
         }
     } else if (tile) {
         gt_tile_args<R> ta;

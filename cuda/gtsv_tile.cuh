@@ -66,10 +66,11 @@ struct gt_div {
 };
 
 /* Copies rows 0..m-1 of the tile's systems between global p[k*ks + i*is]
- * and shared X; lanes run along whichever index is contiguous in memory. */
+ * and shared X; lanes run along whichever index is contiguous in memory.
+ * skip (out only, may be NULL): systems s with skip[s] are not written. */
 template <typename R, bool IN>
 __device__ __forceinline__ void gt_tile_move(R *X, const R *gp, R *gq, int64_t ks, int64_t is, int64_t k0, int nsys,
-                                             int m, int lsh, int ss, int S)
+                                             int m, int lsh, int ss, int S, const unsigned char *skip = nullptr)
 {
     const int T = blockDim.x;
     const int64_t base = k0 * ks;
@@ -78,6 +79,7 @@ __device__ __forceinline__ void gt_tile_move(R *X, const R *gp, R *gq, int64_t k
         const int E = nsys * m;
         for (int idx = threadIdx.x; idx < E; idx += T) {
             const int s = (int)divm((unsigned)idx), i = idx - s * m;
+            if (!IN && skip && skip[s]) continue;
             const int64_t g = base + s * ks + i;
             R *x = X + s * ss + i + (i >> lsh);
             if (IN) gt_cp8(x, gp + g);
@@ -88,6 +90,7 @@ __device__ __forceinline__ void gt_tile_move(R *X, const R *gp, R *gq, int64_t k
         const int E = nsys * m;
         for (int idx = threadIdx.x; idx < E; idx += T) {
             const int i = (int)divs((unsigned)idx), s = idx - i * nsys;
+            if (!IN && skip && skip[s]) continue;
             const int64_t g = base + s * ks + i * is;
             R *x = X + s * ss + i + (i >> lsh);
             if (IN) gt_cp8(x, gp + g);
@@ -277,6 +280,22 @@ __device__ __forceinline__ void gt_reduced_pcr(bool run, int t, int s, int p, in
     }
 }
 
+/* A partition's interior rows s0 .. s0+ni-1 from shared memory into
+ * registers (zeros beyond), all loads independent and in flight together. */
+template <typename R, int L, typename IX>
+__device__ __forceinline__ void gt_part_load(int s0, int ni, IX I, const R *Lg, const R *Dg, const R *Ug, const R *Bv,
+                                             R (&al)[L], R (&dg)[L], R (&up)[L], R (&bb)[L])
+{
+#pragma unroll
+    for (int j = 0; j < L - 1; j++) {
+        al[j] = dg[j] = up[j] = bb[j] = 0;
+        if (j < ni) {
+            const int o = I(s0 + j);
+            al[j] = Lg[o], dg[j] = Dg[o], up[j] = Ug[o], bb[j] = Bv[o];
+        }
+    }
+}
+
 /* One partition's sweep, thread (s, p) owning rows s0 = p*L .. e, with
  * compile-time L so every row below is a register: the rows are read from
  * shared memory once (independent loads, all in flight together) and the
@@ -297,14 +316,7 @@ __device__ __forceinline__ bool gt_part_reg(int m, int p, IX I, const R *Lg, con
      * away; they had cost more issue slots than the arithmetic. */
     const int s0 = p * L, len = FULL ? L : (m - s0 < L ? m - s0 : L), ni = len - 1, e = s0 + ni;
     R al[L], dg[L], up[L], bb[L];
-#pragma unroll
-    for (int j = 0; j < L - 1; j++) {
-        al[j] = dg[j] = up[j] = bb[j] = 0;
-        if (j < ni) {
-            const int o = I(s0 + j);
-            al[j] = Lg[o], dg[j] = Dg[o], up[j] = Ug[o], bb[j] = Bv[o];
-        }
-    }
+    gt_part_load<R, L>(s0, ni, I, Lg, Dg, Ug, Bv, al, dg, up, bb);
     const int oe = I(e);
     const R ae = Lg[oe], be = Dg[oe], ce = e + 1 < m ? Ug[oe] : R(0), de = Bv[oe];
     R probe = ae * R(0) + be * R(0) + ce * R(0) + de * R(0), amax = 0, rvmax = 0;
@@ -510,9 +522,10 @@ static inline bool gt_tile_shape_for(int64_t m, bool il, size_t es, size_t smem_
     if (m < 1 || m > c.tilemax) return false;
     const int mm = (int)m;
     const int cte = c.te ? c.te : 512, cte_il = c.te_il ? c.te_il : (mm <= c.seqmax ? 512 : mm < 256 ? 1024 : 4 * mm);
-    /* 8-row partitions, except where a long interleaved tile would then
-     * hold fewer than 2 systems within 256 threads */
-    const int cL = c.L ? c.L : (il && (mm + 7) / 8 * 2 > 256 ? 16 : 8);
+    /* 8-row partitions, 16 for interleaved m >= 512 (a 4-system interleaved
+     * tile then needs half the threads for the same rows: 9-17% faster at
+     * m = 512..1024 on the H100, 2026-11-23) */
+    const int cL = c.L ? c.L : (il && mm >= 512 ? 16 : 8);
     int te = il && mm > c.seqmax ? cte_il : cte;
     if (mm <= c.seqmax) {
         int S = 32;

@@ -320,9 +320,11 @@ BSOLVE_API bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx);
  * system of one unknown per partition by cyclic reduction); longer systems
  * are solved one thread per system from global memory.  When there are
  * fewer systems than multiprocessors and m >= 2048, each system is split
- * into partitions solved in parallel across the GPU (partition method: each
- * partition is eliminated with the requested method, then a reduced
- * tridiagonal system of one unknown per partition is solved recursively).
+ * into partitions of 16 rows solved in parallel across the GPU (partition
+ * method in two passes over chunks staged in shared memory: each partition
+ * is eliminated with the requested method and yields one row of a reduced
+ * tridiagonal system, solved the same way until it fits one block; a
+ * second pass re-reads the chunks and writes x).
  * Partitions are pivoted locally; a system in which that meets a small
  * pivot (below 1/64 of the largest entry, zero included), growth beyond 64x
  * in the reduction, or a non-finite entry is re-solved sequentially, so

@@ -7,10 +7,12 @@
  *     host/device-pointer results bit-identical, solutions close to the
  *     CPU's), backward-error ratio < 30, singular and NaN/Inf systems get
  *     the CPU's info and all-NaN solutions;
- *   - few long systems (the partition method): m = 2^16..2^20, batch 1..17,
- *     every method, checked by residual (long double) and against the CPU
- *     backend; random and zero-diagonal systems (small pivots inside
- *     partitions: the sequential fallback), singular and non-finite ones;
+ *   - few long systems (the partition method): m = 2^16..2^20 (+5, +17: short
+ *     last partitions), batch 1..17, every method, s and d, every layout pair,
+ *     checked by residual (long double) and against the CPU backend, and
+ *     diagonally dominant ones must not come from the sequential fallback;
+ *     random and zero-diagonal systems (small pivots inside partitions: the
+ *     fallback), singular and non-finite ones;
  *   - gttrf + gttrs on device pointers agree with gtsv.
  * BSOLVE_TEST_QUICK=1 shrinks the sizes (compute-sanitizer runs).
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
@@ -32,6 +34,11 @@
 #endif
 
 static long nfail, nchecks;
+/* Set around the few-long cases: a diagonally dominant system must come out
+ * of the partition method, not the sequential fallback (which is
+ * bit-identical to the CPU backend and would hide a guard that always
+ * fails). */
+static int expect_partition;
 static int quick;
 #define CHECK(cond, ...)                                             \
     do {                                                             \
@@ -234,9 +241,15 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, int sp, int me, int fam, 
             }
             const double r = bwd(m, dl + k * m, d + k * m, du + k * m, b + (k * nrhs + j) * m, x, eps);
             if (r > worst) worst = r;
-            if (fam == DIAGDOM)
-                for (int64_t i = 0; i < m; i++)
+            if (fam == DIAGDOM) {
+                int same = 1;
+                for (int64_t i = 0; i < m; i++) {
                     if (fabs(x[i] - xc[i]) > wdiff) wdiff = fabs(x[i] - xc[i]);
+                    same &= x[i] == xc[i];
+                }
+                CHECK(!expect_partition || !same, "m=%lld system %lld: bit-identical to the CPU (sequential fallback?)",
+                      (long long)m, (long long)k);
+            }
         }
     }
     CHECK(worst < bwd_max, "%s method %d fam %d m=%lld batch=%lld nrhs=%lld layout %d: backward error ratio %.3g",
@@ -288,9 +301,12 @@ int main(void)
         for (int ib = 0; ib < 3; ib++)
             for (int me = 0; me < 3; me++) {
                 /* quick (sanitizers): the shortest m that still takes the partition path */
-                const int64_t m = (quick ? 1 << 12 : lm[im]) + (ib == 1 ? 5 : 0), batch = lb[ib];
+                /* m + 5: a short last partition; m + 17: one of a single row */
+                const int64_t m = (quick ? 1 << 12 : lm[im]) + (ib == 1 ? 5 : ib == 2 ? 17 : 0), batch = lb[ib];
                 if (m * batch > ((int64_t)1 << 22) && ib == 2) continue;
-                run_case(cpu, gpu, 0, me, DIAGDOM, m, 1, batch, ib % 2, ib == 2, 0, 30);
+                expect_partition = 1;
+                run_case(cpu, gpu, (im + me) % 2, me, DIAGDOM, m, 1, batch, (ib + me + im) % 4, ib == 2, 0, 30);
+                expect_partition = 0;
                 if (me) run_case(cpu, gpu, 0, me, RANDOM, m, 1, batch, ib % 2, 0, 0, 30);
                 if (me && ib < 2) run_case(cpu, gpu, 0, me, ZERODIAG, m - (m % 2), 1, batch, 0, 0, 0, 30);
             }

@@ -1,0 +1,294 @@
+/*
+ * gtsv_long.cuh -- few long tridiagonal systems (fewer systems than it takes
+ * to fill the GPU): the partition method in two passes over chunks
+ * (included by cuda/gtsv.cu after gtsv_tile.cuh, whose pieces it reuses).
+ *
+ * Why two passes of whole chunks: the earlier version gave every partition
+ * of L rows its own thread reading straight from global memory, so a warp's
+ * row load touched 32 sectors for 32 useful elements, and it spilled seven
+ * arrays per partition; it ran at 0.7-1.2x cuSPARSE's gtsv2StridedBatch.
+ * Here a block copies a chunk of C rows of S systems (dl, d, du, b) into
+ * shared memory with the tile kernel's coalesced asynchronous copies, and
+ * each thread sweeps one partition of L rows from there in registers
+ * (gt_part_reg): x_i = g_i - v_i x_{s-1} - w_i x_e for its interior rows.
+ *
+ *   down: the reduced row of partition p (unknown x_e, its last row), with
+ *         the next partition's first interior row folded in, is written to
+ *         a plain tridiagonal system of np = ceil(m/L) rows per system; one
+ *         more thread per system sweeps the next chunk's first partition
+ *         (L rows more in shared memory) so no row waits for another block;
+ *   reduced system: the same method again while it is long, then the tile
+ *         kernel (one block holds a whole reduced system);
+ *   up:   the chunk is read again and every thread re-sweeps its partition
+ *         and writes x from x_{s-1} and x_e.
+ *
+ * Traffic: 32 + 40 bytes per equation (FP64) plus 2 * 32 / L for the
+ * reduced system, against 40 for one pass: the partitions' g, v, w are
+ * recomputed rather than stored (storing them costs 48 bytes per equation
+ * more).  Small problems stay in L2 between the passes.
+ *
+ * The accuracy guard is the tile kernel's: a partition pivot below GT_TOL
+ * times the partition's largest entry, a zero pivot or a non-finite entry
+ * flags the system (flag[k] = gen, or a non-zero info of the bottom tile
+ * kernel: rinfo[k]).  Flagged systems are left untouched by every up pass
+ * and re-solved, with exact info, by one thread of the top level's up pass
+ * (the block of the system's first chunk) with the sequential elimination:
+ * no launch of its own, which cost as much as a level on short problems.
+ * Flags carry the call's generation number so that they never need
+ * clearing (a memset per call, another launch).
+ */
+#ifndef BSI_GTSV_LONG_CUH
+#define BSI_GTSV_LONG_CUH
+
+template <typename R> struct gt_long_args {
+    gt_tile_args<R> A;     /* the level's arrays; A.m rows, A.batch systems */
+    R *RA, *RB, *RC, *RD;  /* reduced system: row p of system k at k*np + p (down writes, up reads RD = x) */
+    int64_t np;            /* partitions (reduced rows) per system */
+    int32_t *flag;         /* per system: == gen where a guard failed in this call */
+    const int32_t *rinfo;  /* per system: info of the bottom reduced system (up passes) */
+    int32_t gen;
+    int C, S, ss, nch;     /* rows per chunk, systems per block, shared system stride, chunks per system */
+    /* top level only (else info == NULL): the user's info, merged into on
+     * later right-hand-side columns, and the fallback's scratch (4 planes of
+     * m * batch) */
+    int32_t *info;
+    int merge;
+    R *scr;
+};
+
+/* Block (group, chunk) of the grid; k0 = first system, c0 = first row.
+ * rev: the up pass walks the chunks backwards, so that its first blocks
+ * find the down pass's last chunks still in L2. */
+template <typename R>
+__device__ __forceinline__ void gt_long_block(const gt_long_args<R> &G, bool rev, int64_t &k0, int &nsys, int &c0)
+{
+    const int64_t b = rev ? gridDim.x - 1 - blockIdx.x : blockIdx.x, grp = b / G.nch;
+    const int q = (int)(b - grp * G.nch);
+    k0 = grp * G.S;
+    nsys = G.A.batch - k0 < G.S ? (int)(G.A.batch - k0) : G.S;
+    c0 = q * G.C;
+}
+
+/* Copies rows c0 .. c0+rows-1 of the block's systems into shared memory
+ * (layout of gtsv_tile.cuh, row index relative to c0). */
+template <typename R, int LSH>
+__device__ __forceinline__ void gt_long_load(const gt_long_args<R> &G, R *Lg, int64_t k0, int nsys, int c0, int rows)
+{
+    gt_tile_args<R> A = G.A;
+    A.dl += c0 * A.dis, A.d += c0 * A.dis, A.du += c0 * A.dis, A.B += c0 * A.bis;
+    const int ss = G.ss, SS = G.S * ss;
+    if ((A.dis == 1 && A.bis == 1) || (A.dis != 1 && A.bis != 1)) {
+        gt_tile_load4(A, Lg, SS, k0, nsys, rows, LSH, ss);
+    } else {
+        gt_tile_move<R, true>(Lg, A.dl, nullptr, A.dks, A.dis, k0, nsys, rows, LSH, ss, G.S);
+        gt_tile_move<R, true>(Lg + SS, A.d, nullptr, A.dks, A.dis, k0, nsys, rows, LSH, ss, G.S);
+        gt_tile_move<R, true>(Lg + 2 * SS, A.du, nullptr, A.dks, A.dis, k0, nsys, rows, LSH, ss, G.S);
+        gt_tile_move<R, true>(Lg + 3 * SS, A.B, nullptr, A.bks, A.bis, k0, nsys, rows, LSH, ss, G.S);
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads();
+}
+
+/* The up pass's partition: with x_{s-1} and x_e known, the interior rows
+ * form an ordinary tridiagonal system of ni rows with one right-hand side
+ * (b minus the known neighbours), eliminated with the method's pivoting and
+ * written to Bv with x_e: a third of gt_part_reg's work, which carries three
+ * right-hand sides (b and the two couplings) because the down pass does not
+ * know x yet.  The down pass has guarded the same pivots. */
+template <typename R, int METHOD, int L, bool FULL, typename IX>
+__device__ __forceinline__ void gt_part_x(int m, int p, IX I, const R *Lg, const R *Dg, const R *Ug, R *Bv, R xs1,
+                                          R xe)
+{
+    const int s0 = p * L, len = FULL ? L : (m - s0 < L ? m - s0 : L), ni = len - 1;
+    R al[L], dg[L], up[L], bb[L];
+    gt_part_load<R, L>(s0, ni, I, Lg, Dg, Ug, Bv, al, dg, up, bb);
+    if (ni > 0) {
+        if (p > 0) bb[0] -= al[0] * xs1;
+        /* a select, not `if (j == ni - 1) bb[j] -= ...`: that idiom becomes a
+         * store at a run-time index and sends bb to local memory */
+#pragma unroll
+        for (int j = 0; j < L - 1; j++) bb[j] = j == ni - 1 ? bb[j] - up[j] * xe : bb[j];
+        R c0 = dg[0], c1 = ni > 1 ? up[0] : R(0), y0 = bb[0];
+        R rr[L], u1[L], u2[L], yy[L];
+#pragma unroll
+        for (int j = 0; j + 2 < L; j++) {
+            rr[j] = u1[j] = u2[j] = yy[j] = 0;
+            if (j + 1 < ni) {
+                const R nu = j + 2 < ni ? up[j + 1] : R(0);
+                R q0, q1, r, uu1, uu2, n0 = bb[j + 1];
+                bool z;
+                bsi_gt_step<R, METHOD>(c0, c1, al[j + 1], dg[j + 1], nu, q0, q1, r, uu1, uu2, z);
+                yy[j] = bsi_gt_apply<R, METHOD>(q0, q1, y0, n0);
+                y0 = n0;
+                rr[j] = r, u1[j] = uu1, u2[j] = uu2;
+            }
+        }
+        R x1 = y0 / (c0 == R(0) ? R(1) : c0), x2 = 0;
+#pragma unroll
+        for (int j = L - 2; j >= 0; j--) {
+            if (j == ni - 1) Bv[I(s0 + j)] = x1;
+            if (j < ni - 1) {
+                const R x = (yy[j] - u1[j] * x1 - u2[j] * x2) * rr[j];
+                Bv[I(s0 + j)] = x;
+                x2 = x1;
+                x1 = x;
+            }
+        }
+    }
+    Bv[I(s0 + ni)] = xe;
+}
+
+template <typename R, int METHOD, int LSH>
+__global__ void __launch_bounds__(256) gt_long_down(const gt_long_args<R> G)
+{
+    constexpr int L = 1 << LSH;
+    extern __shared__ __align__(16) unsigned char gt_lsm[];
+    int64_t k0;
+    int nsys, c0;
+    gt_long_block(G, false, k0, nsys, c0);
+    const int m = G.A.m, S = G.S, ss = G.ss, P = G.C >> LSH;
+    const int rows = m - c0 < G.C + L ? m - c0 : G.C + L; /* with the look-ahead partition */
+    R *Lg = (R *)gt_lsm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
+    const int NS = S * P + S; /* reduced slots: S*P own partitions, then S look-ahead ones */
+    R *RA = Bv + S * ss, *RB = RA + NS, *RC = RB + NS, *RD = RC + NS, *GS = RD + NS, *VS = GS + NS, *WS = VS + NS;
+    gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
+
+    /* threads S*P .. S*P+S-1 sweep the next chunk's first partition of each
+     * system (its first interior row is folded into our last reduced row),
+     * beside the others rather than after them */
+    const int t = threadIdx.x, look = t >= S * P;
+    const int s = look ? t - S * P : t / P, pl = look ? P : t - s * P;
+    const int p = (c0 >> LSH) + pl; /* partition within the system */
+    const bool act = s < nsys && p * L < m;
+    const int base = s * ss;
+    auto I = [=](int i) { return base + (i - c0) + ((i - c0) >> LSH); };
+    bool ok = true;
+    if (act) {
+        R g[L], v[L], w[L], ra, rb, rc, rd, gs, vs, ws;
+        ok = (p + 1) * L <= m
+                 ? gt_part_reg<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws)
+                 : gt_part_reg<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+        RA[t] = ra, RB[t] = rb, RC[t] = rc, RD[t] = rd;
+        GS[t] = gs, VS[t] = vs, WS[t] = ws;
+    }
+    __syncthreads();
+    if (act && !look) { /* the look-ahead partition is guarded by its own block */
+        const int nx = pl + 1 < P ? t + 1 : S * P + s;
+        R rb = RB[t], rc = RC[t], rd = RD[t];
+        if ((p + 1) * L < m) rb -= rc * VS[nx], rd -= rc * GS[nx], rc = -rc * WS[nx];
+        const int64_t k = k0 + s, o = k * G.np + p;
+        G.RA[o] = RA[t], G.RB[o] = rb, G.RC[o] = rc, G.RD[o] = rd;
+        if (!ok) G.flag[k] = G.gen;
+    }
+}
+
+template <typename R, int METHOD, int LSH>
+__global__ void __launch_bounds__(256) gt_long_up(const gt_long_args<R> G)
+{
+    constexpr int L = 1 << LSH;
+    extern __shared__ __align__(16) unsigned char gt_lsm[];
+    int64_t k0;
+    int nsys, c0;
+    gt_long_block(G, true, k0, nsys, c0);
+    const int m = G.A.m, S = G.S, ss = G.ss, P = G.C >> LSH;
+    const int rows = m - c0 < G.C ? m - c0 : G.C;
+    R *Lg = (R *)gt_lsm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
+    /* flagged systems: not written back by any block (the fallback below
+     * writes them, concurrently); S <= 8 by gt_long_shape_for */
+    __shared__ unsigned char skip[8];
+    if (threadIdx.x < S)
+        skip[threadIdx.x] = threadIdx.x < nsys &&
+                            (G.flag[k0 + threadIdx.x] == G.gen || G.rinfo[k0 + threadIdx.x] != 0);
+    gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
+
+    const int t = threadIdx.x, s = t / P, pl = t - s * P;
+    const int p = (c0 >> LSH) + pl;
+    const int64_t k = k0 + s;
+    /* flagged systems keep b: the sequential fallback reads it */
+    if (s < nsys && p * L < m && !skip[s]) {
+        const int base = s * ss;
+        auto I = [=](int i) { return base + (i - c0) + ((i - c0) >> LSH); };
+        const R xe = G.RD[k * G.np + p], xs1 = p > 0 ? G.RD[k * G.np + p - 1] : R(0);
+        if ((p + 1) * L <= m)
+            gt_part_x<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
+        else
+            gt_part_x<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
+    }
+    __syncthreads();
+    gt_tile_args<R> A = G.A;
+    A.B += c0 * A.bis;
+    gt_tile_move<R, false>(Bv, nullptr, A.B, A.bks, A.bis, k0, nsys, rows, LSH, ss, S, skip);
+    if (G.info && c0 == 0 && t < nsys) { /* top level, first chunk: info, and the fallback */
+        const int64_t kk = k0 + t;
+        int32_t inf = 0;
+        if (skip[t]) {
+            /* every block of this system skipped it (b intact): the sequential
+             * elimination, rows of U and y in the scratch planes, then x to B */
+            const gt_tile_args<R> &T = G.A;
+            const R *pl = T.dl + kk * T.dks, *pd = T.d + kk * T.dks, *pu = T.du + kk * T.dks;
+            R *pb = T.B + kk * T.bks;
+            const int64_t dis = T.dis, bis = T.bis, plane = (int64_t)m * T.batch;
+            R *S0 = G.scr + kk * m;
+            auto row = [=](int i, R &a, R &dd, R &uu, R &b) {
+                a = i > 0 ? pl[i * dis] : R(0);
+                dd = pd[i * dis];
+                uu = i + 1 < m ? pu[i * dis] : R(0);
+                b = pb[i * bis];
+            };
+            auto ix = [](int i) { return i; };
+            inf = gt_seq_onchip<R, METHOD>(m, row, ix, S0, S0 + plane, S0 + 2 * plane, S0 + 3 * plane);
+            for (int i = 0; i < m; i++) pb[i * bis] = S0[3 * plane + i];
+        }
+        G.info[kk] = gt_merge(G.merge, G.info[kk], inf);
+    }
+}
+
+/* Shape of a long level. */
+struct gt_long_shape {
+    int lsh, S, C, ss, nch, threads;
+    size_t smem_down, smem_up;
+};
+
+/* Knobs for experiments (0 = measured default): BSOLVE_GT_LONG_L (partition
+ * rows, 8 or 16), BSOLVE_GT_LONG_TE (equations per block), BSOLVE_GT_LONG_BOTTOM
+ * (largest reduced system handed to the tile kernel). */
+struct gt_long_cfg {
+    int L, te, bottom;
+};
+static const gt_long_cfg &gt_long_conf()
+{
+    static gt_long_cfg c = {gt_env_int("BSOLVE_GT_LONG_L", 0), gt_env_int("BSOLVE_GT_LONG_TE", 0),
+                            gt_env_int("BSOLVE_GT_LONG_BOTTOM", 0)};
+    return c;
+}
+
+/* S systems per block (interleaved rows: S contiguous elements), C rows
+ * each, with at least 2 blocks per SM where the work allows it. */
+static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il, size_t es, int nsm)
+{
+    const gt_long_cfg &c = gt_long_conf();
+    gt_long_shape sh;
+    sh.lsh = c.L == 8 ? 3 : 4;
+    const int L = 1 << sh.lsh;
+    sh.S = il ? (int)(batch < 4 ? batch : 4) : 1;
+    /* 1024 equations per block: 1-4% faster than 2048 and 10-12% faster than
+     * 4096 at 2^20..2^22 x 16..64 (H100, 2026-11-23; more resident blocks
+     * overlap their loads with the sweeps of others) */
+    const int te = c.te ? c.te : 1024;
+    /* S*P threads own partitions, S more sweep the look-ahead ones */
+    int P = te / (sh.S * L) - 1;
+    P = P < 1 ? 1 : P > 256 / sh.S - 1 ? 256 / sh.S - 1 : P;
+    const int64_t groups = (batch + sh.S - 1) / sh.S;
+    while (P > 32 / sh.S && P > 1 && groups * ((m + (int64_t)P * L - 1) / ((int64_t)P * L)) < 2 * nsm) P = (P + 1) / 2 - 1;
+    sh.C = P * L;
+    sh.nch = (int)((m + sh.C - 1) / sh.C);
+    sh.threads = (sh.S * P + sh.S + 31) / 32 * 32;
+    const int rows = sh.C + L;
+    sh.ss = rows + ((rows - 1) >> sh.lsh) + 1;
+    if (!(sh.ss & 1)) sh.ss++;
+    sh.smem_up = (size_t)4 * sh.S * sh.ss * es;
+    sh.smem_down = sh.smem_up + (size_t)7 * (sh.S * P + sh.S) * es;
+    return sh;
+}
+
+#endif
