@@ -7,7 +7,7 @@
 # Logs, CSV and PNG go to $OUT (at most 8 files); a summary table is printed last.
 # Usage there:  bash perf/device-run.sh            (needs .device-deps carried)
 # Env: SKIP_CPU_TESTS=1, SKIP_GPU_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, STEP_TIMEOUT=<s>,
-#      BENCH_LIST="bench_gpu ...", BENCH_TIMEOUT=<s> to shorten a run;
+#      BENCH_LIST="bench_gpu ...", BENCH_TIMEOUT=<s>, SAN_LIST="gtsv qr" to shorten a run;
 #      PREBUILT=<dir>: run the programs of a build folder carried along (built here with
 #      `make BUILD=<dir> ARCH=-march=x86-64-v3 lib <programs>`, the device's CPU may lack
 #      this machine's extensions) instead of building there (~100 s of device time).
@@ -68,18 +68,14 @@ if [ -z "${SKIP_BENCH:-}" ]; then
 fi
 
 if [ -z "${SKIP_SANITIZER:-}" ]; then
-    step memcheck 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=1 \
-        compute-sanitizer --tool memcheck --error-exitcode 9 $B/test/gpu_lu
-    step racecheck 150 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 \
-        compute-sanitizer --tool racecheck --error-exitcode 9 $B/test/gpu_lu
-    step memcheck-gtsv 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 CK_FORK=no \
-        compute-sanitizer --tool memcheck --error-exitcode 9 $B/test/gpu_gtsv
-    step racecheck-gtsv 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 CK_FORK=no \
-        compute-sanitizer --tool racecheck --error-exitcode 9 $B/test/gpu_gtsv
-    step memcheck-qr 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 \
-        compute-sanitizer --tool memcheck --error-exitcode 9 $B/test/gpu_qr
-    step racecheck-qr 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 \
-        compute-sanitizer --tool racecheck --error-exitcode 9 $B/test/gpu_qr
+    # SAN_LIST picks programs ("gtsv qr"); gpu_lu gets BSOLVE_TEST_SANITIZE (1: memcheck
+    # subset, 2: racecheck subset), gpu_gtsv runs without Check's fork
+    for p in ${SAN_LIST:-lu gtsv qr}; do
+        step memcheck-$p 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=1 CK_FORK=no \
+            compute-sanitizer --tool memcheck --error-exitcode 9 $B/test/gpu_$p
+        step racecheck-$p 150 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 CK_FORK=no \
+            compute-sanitizer --tool racecheck --error-exitcode 9 $B/test/gpu_$p
+    done
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -8
 fi
 
@@ -89,7 +85,7 @@ fi
 
 {
     echo "device-run summary ($(( $(date +%s) - T0 )) s total)"
-    for k in build tune gpu-test bench_gpu bench_qr_gpu bench_gtsv_gpu memcheck racecheck memcheck-gtsv racecheck-gtsv memcheck-qr racecheck-qr cpu-test; do
+    for k in build tune gpu-test bench_gpu bench_qr_gpu bench_gtsv_gpu memcheck-lu racecheck-lu memcheck-gtsv racecheck-gtsv memcheck-qr racecheck-qr cpu-test; do
         [ -n "${RES[$k]:-}" ] && printf "  %-14s %s\n" "$k" "${RES[$k]}"
     done
     [ -f "$OUT/gpu-test.log" ] && grep -E "^(PASS|FAIL)|Checks|failed|failures" "$OUT/gpu-test.log" | tail -14
