@@ -246,7 +246,16 @@ __device__ __forceinline__ void gt_reduced_pcr(bool run, int t, int s, int p, in
         ra = p > 0 ? RA[t] : R(0), rb = RB[t], rd = RD[t];
         const R c = RC[t];
         if (p + 1 < P) rb -= c * RVS[t + 1], rc = -c * RWS[t + 1], rd -= c * RGS[t + 1];
-        gt_smax(smax + s, fmax(fabs(ra), fmax(fabs(rb), fabs(rc))));
+        R mx = fmax(fabs(ra), fmax(fabs(rb), fabs(rc)));
+        /* same-address shared atomics serialize (P per system, a 64-bit max at that):
+         * with whole warps per system (run warp-uniform), one per warp */
+        if ((P & 31) == 0) {
+#pragma unroll
+            for (int o = 16; o; o >>= 1) mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+            if ((t & 31) == 0) gt_smax(smax + s, mx);
+        } else {
+            gt_smax(smax + s, mx);
+        }
     }
     __syncthreads();
     const R sm = run ? smax[s] : R(0), tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
