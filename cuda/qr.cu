@@ -1,7 +1,8 @@
 /*
  * qr.cu -- the CUDA backend of the dense QR routines (gels, geqrf, geqrs,
  * qr_export): launch geometry, device-pointer and host-pointer paths,
- * factorization objects.  Kernels and the factor format: qr_team.cuh.
+ * factorization objects.  Kernels and the factor format: qr_team.cuh
+ * (the reference), qr_reg.cuh and qr_warp.cuh (small-shape kernels).
  *
  * Pointers: all device (or managed) memory -> kernels run on the context's
  * stream straight on the user's arrays; all host memory -> the context's
@@ -20,6 +21,7 @@
 #include "hostpath.cuh"
 #include "qr_reg.cuh"
 #include "qr_team.cuh"
+#include "qr_warp.cuh"
 
 /* ---- launch geometry --------------------------------------------------------
  * Team size T: the smallest power of two for which a warp's 32/T systems
@@ -148,11 +150,55 @@ template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R
     }
 }
 
+/* ---- column-per-lane kernel (qr_warp.cuh) ---------------------------------------
+ * gels with nrhs = 1 for m <= 32 outside the register kernel's buckets:
+ * rows bucketed to M = 16 or 32, the team to L = 8, 16 or 32 lanes (n <=
+ * L; 4, 2 or 1 systems per warp).  BSOLVE_QR_WARP=0 in the environment
+ * turns it off (the team kernel there: A/B comparisons). */
+static int bsq_warp_env()
+{
+    static int r = -2;
+    if (r == -2) {
+        const char *e = getenv("BSOLVE_QR_WARP");
+        r = e && *e ? atoi(e) : -1;
+    }
+    return r;
+}
+
+/* bucket code M*64 + L, 0 when the column-per-lane kernel is not used */
+static int bsq_warp_bucket(int m, int n, int nrhs, int op)
+{
+    if (bsq_warp_env() == 0 || op != BSQ_GELS || nrhs != 1) return 0;
+    const int M = m <= 16 ? 16 : m <= 32 ? 32 : 0;
+    const int L = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 0;
+    if (!M || !L || L > M) return 0;
+    return M * 64 + L;
+}
+
+BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, double)
+BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, float)
+
+template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, int code, cudaStream_t st)
+{
+    switch (code) {
+    case 16 * 64 + 8: return bsq_launch_warp_t<R, 16, 8>(a, st);
+    case 16 * 64 + 16: return bsq_launch_warp_t<R, 16, 16>(a, st);
+    case 32 * 64 + 8: return bsq_launch_warp_t<R, 32, 8>(a, st);
+    case 32 * 64 + 16: return bsq_launch_warp_t<R, 32, 16>(a, st);
+    case 32 * 64 + 32: return bsq_launch_warp_t<R, 32, 32>(a, st);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
 template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)
 {
     if (a.count <= 0) return cudaSuccess;
     const int code = bsq_reg_bucket(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, OP, sizeof(R), a.a_il, a.b_il);
     if (code) return bsq_launch_reg<R, OP>(a, code, st);
+    if (OP == BSQ_GELS) {
+        const int wcode = bsq_warp_bucket(a.m, a.n, a.nrhs, OP);
+        if (wcode) return bsq_launch_warp<R>(a, wcode, st);
+    }
     const bsq_geom g = bsq_plan(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, sizeof(R));
     a.nbp = g.nbp;
     a.ldm = g.ldm;

@@ -20,7 +20,8 @@
  *     R equal to the CPU backend's export within 1000 m eps ||A||.
  * Sizes: n = 1..16 and 20, 24, 32, 40, 48, 64; m in {n, n+1, 2n, 128};
  * nrhs 1..3 (and 11: several passes); batch 1, 33, 10007; every layout of
- * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float).
+ * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float); and
+ * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 32).
  * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
@@ -451,6 +452,26 @@ int main(void)
             const int m = quick ? big_q[a][0] : big_f[a][0], n = quick ? big_q[a][1] : big_f[a][1];
             run_case(cpu, gpu, us, kk & 1, m, n, 1 + kk, quick ? 300 : 10007, (bsolve_layout_kind)kk,
                      (bsolve_layout_kind)((kk + 1) % 3), kk & 1, 1.0, 0);
+        }
+    /* the column-per-lane kernel (qr_warp.cuh: gels, nrhs = 1, m <= 32 outside
+     * the register buckets): every row bucket and team size, n = L (b in no
+     * lane of its own), n = 1, tails of a warp and of a block (batch 1, 37, 301) */
+    static const int wsh_f[][2] = {{9, 5}, {16, 8}, {16, 9}, {13, 12}, {16, 16}, {17, 16}, {24, 9}, {32, 16},
+                                   {20, 17}, {32, 24}, {31, 31}, {32, 32}, {32, 1}, {29, 3}, {18, 8}};
+    static const int wsh_q[][2] = {{16, 8}, {16, 16}, {32, 17}, {32, 32}};
+    const int nw = quick ? 4 : 15;
+    for (int a = 0; a < nw; a++)
+        for (int dbl = 0; dbl <= 1; dbl++, t++) {
+            const int m = quick ? wsh_q[a][0] : wsh_f[a][0], n = quick ? wsh_q[a][1] : wsh_f[a][1];
+            const bsolve_layout_kind ka = (bsolve_layout_kind)(t % 3), kb = (bsolve_layout_kind)((t / 3) % 3);
+            const int64_t batch = quick ? 37 : (a % 3 == 0 ? 301 : a % 3 == 1 ? 37 : 1);
+            run_case(cpu, gpu, us, dbl, m, n, 1, batch, ka, kb, t % 2, 1.0, 0);
+        }
+    if (!quick)
+        for (int e = 0; e < 2; e++) {
+            run_case(cpu, gpu, us, 1, 32, 32, 1, 37, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0, e ? 1e300 : 1e-300, 0);
+            run_case(cpu, gpu, us, 1, 16, 16, 1, 37, BSOLVE_ROW_MAJOR, BSOLVE_INTERLEAVED, 1, e ? 1e300 : 1e-300, 0);
+            run_case(cpu, gpu, us, 0, 24, 9, 1, 37, BSOLVE_COL_MAJOR, BSOLVE_COL_MAJOR, 0, e ? 1e35 : 1e-35, 0);
         }
     /* several passes over the right-hand sides */
     run_case(cpu, gpu, us, 1, 8, 4, 11, 33, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0, 1.0, 0);

@@ -1,0 +1,244 @@
+/*
+ * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
+ * and m <= 32 outside the register kernel's buckets (qr_reg.cuh), e.g. 16 x
+ * 8, 16 x 16, 32 x 16, 32 x 32 (qr.cu's bsq_warp_bucket decides).  Rotation
+ * formula (bsq_rot), scaling, rank test and non-finite handling are those
+ * of the team kernel (qr_team.cuh), which stays the reference and takes
+ * every other shape, geqrf and nrhs > 1 included.
+ *
+ * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns one
+ * system.  Lane k holds column k of A (rows 0..M-1, M = 16 or 32 a
+ * compile-time bucket, rows m..M-1 zero) in registers; every lane also holds
+ * its own copy of b, so that b needs no lane of its own (n = L columns plus
+ * b fit the team) and the back substitution finds b wherever it runs.
+ *
+ * Rotations in the Sameh-Kuck order of qr_team.cuh, with the steps numbered
+ * from the bucket: rotation (i, j) (rows i-1, i, zeroing A(i,j)) runs at
+ * step t = (M-1-i) + 2j; rotations of padded rows (i >= m) or columns
+ * (j >= n) are skipped by warp-uniform guards, so that exactly the rotations
+ * of the m x n system run, each meeting the operands it meets in column
+ * order (qr_team.cuh argues this).  One step, fully unrolled so that every
+ * row index is a compile-time register index:
+ *   1. lane j picks f, the upper entry of its rotation, out of its column
+ *      (row M-2+2j-t: a compile-time row for each j, chosen by predicated
+ *      moves; g, the lower one, is the r of its previous step, see below)
+ *      and computes (c, s, r) with bsq_rot -- the step's square roots and
+ *      divisions run in parallel over the lanes;
+ *   2. lane j stores (c, s) in shared memory (one 16-byte store; two
+ *      buffers by step parity, so one __syncwarp per step suffices);
+ *   3. for each rotation j of the step, every lane reads (c, s) with one
+ *      16-byte broadcast load and rotates the two rows of its column and of
+ *      its b: 4 multiplies and 4 fused multiply-adds, no selects (lanes
+ *      k < j rotate dead rows, see the step loop).
+ * A warp thus covers all columns of a rotation at once: no shared-memory
+ * copy of the matrix, no per-column loop, no barrier per rotation.
+ *
+ * Rank test as the team kernel, lane j on its column (rows 0..j by
+ * predicated compile-time rows), the first negligible column by a team
+ * minimum.  Back substitution row by row: x_i = (b_i - sum_{j>i} R(i,j)
+ * x_j) / R(i,i) with lane j contributing R(i,j) x_j (row i of column j: a
+ * compile-time register) and a butterfly sum over the team; lane i keeps
+ * x_i.  (The sum is taken in another order than the team kernel's column
+ * sweep: the solutions agree to rounding, not bit for bit.)
+ *
+ * Memory: straight global loads through bsi_view (lane k of a team reads
+ * column k, all L lanes read b), all issued before the first use; each lane
+ * writes x_k, the residual rows are spread over the lanes.
+ */
+#ifndef BSI_QR_WARP_CUH
+#define BSI_QR_WARP_CUH
+
+#include "qr_team.cuh"
+
+template <typename R> struct bsq_v2;
+template <> struct bsq_v2<double> { typedef double2 type; };
+template <> struct bsq_v2<float> { typedef float2 type; };
+
+/* butterfly sum over width-L lane groups */
+template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
+{
+#pragma unroll
+    for (int o = L / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o, L);
+    return v;
+}
+
+#define BSQ_WARP_NW 4 /* warps per block */
+
+template <typename R, int M, int L>
+__global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R> a)
+{
+    typedef bsq_lim<R> Lim;
+    typedef typename bsq_v2<R>::type V2;
+    static_assert(L == 8 || L == 16 || L == 32, "team of 8, 16 or 32 lanes");
+    static_assert(L <= M, "no more columns than rows in the bucket");
+    constexpr int S = 32 / L;             /* systems per warp */
+    constexpr int NST = M - 1 + (L - 1 < M - 2 ? L - 1 : M - 2); /* steps of the M x L bucket */
+    __shared__ V2 cs[BSQ_WARP_NW][2][32]; /* (c, s) of the step's rotations, by lane */
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int k = lane & (L - 1), base = lane & ~(L - 1);
+    const int64_t wsys0 = ((int64_t)blockIdx.x * BSQ_WARP_NW + warp) * S;
+    if (wsys0 >= a.count) return; /* the whole warp: no shuffle partner is left behind */
+    const int64_t sys = wsys0 + lane / L;
+    const bool valid = sys < a.count;
+    const int m = a.m, n = a.n;
+
+    R col[M], b[M], g;
+    {
+        const bool ld = valid && k < n;
+        const R *Ap = a.A + (ld ? sys * a.va.ks + k * a.va.js : 0);
+#pragma unroll
+        for (int i = 0; i < M; i++) col[i] = (ld && i < m) ? __ldg(Ap + i * a.va.is) : R(0);
+        g = (ld && k == 0) ? __ldg(Ap + (m - 1) * a.va.is) : R(0);
+        const R *Bp = a.B + (valid ? sys * a.vb.ks : 0);
+#pragma unroll
+        for (int i = 0; i < M; i++) b[i] = (valid && i < m) ? Bp[i * a.vb.is] : R(0);
+    }
+
+    /* non-finite entries and the power-of-two scalings (as qr_team.cuh) */
+    int nf = 0;
+    R mxa = R(0), mxb = R(0);
+#pragma unroll
+    for (int i = 0; i < M; i++) {
+        nf |= !isfinite(col[i]) | !isfinite(b[i]);
+        mxa = fmax(mxa, fabs(col[i]));
+        mxb = fmax(mxb, fabs(b[i]));
+    }
+    nf = bsq_or<L>(nf);
+    mxa = bsq_max<L>(mxa);
+    R sa = R(1), sb = R(1), da = R(1), db = R(1);
+    if (!(mxa >= Lim::safelo() && mxa <= Lim::safehi())) Lim::pow2(mxa, da, sa);
+    if (!(mxb >= Lim::safelo() && mxb <= Lim::safehi())) Lim::pow2(mxb, db, sb);
+    if (da != R(1)) {
+#pragma unroll
+        for (int i = 0; i < M; i++) col[i] *= da;
+        g *= da;
+    }
+    if (db != R(1))
+#pragma unroll
+        for (int i = 0; i < M; i++) b[i] *= db;
+
+    /* Sameh-Kuck steps; steps before the first rotation of a real row
+     * (t < M-m) and after the last one are skipped whole (warp-uniform).
+     *
+     * Lane k's rotations move up its column one row per step: at step t it
+     * rotates rows (i-1, i), i = M-1+2k-t, and at step t+1 rows (i-2, i-1).
+     * Row i-1's new value r is therefore the next step's g, kept in a
+     * register (no other rotation touches rows i-1, i of column k between
+     * the two steps: the step's other rotations are two or more rows away),
+     * and only f is picked out of the column each step; g is picked once,
+     * at the lane's first step.  A rotation of a padded row (i >= m) or
+     * column (k >= n) is the identity (r = f).  Rows that lane k has
+     * eliminated are dead: nothing reads them again, so the applies of
+     * step t rotate them too (lane k's own pair included, with garbage left
+     * behind) rather than spending selects to keep them; only the diagonal,
+     * r of the lane's last rotation (k+1, k) at step M-2+k, is written back.
+     * In column k, the rotations of columns j > k touch only dead rows (at
+     * or below i+1 at step t), those of columns j < k only live rows above
+     * lane k's pair (rotated as they must be). */
+    const int jmax = min(n - 1, m - 2), tfirst = M - m, tlast = M - 2 + jmax;
+    /* g of lane 0 at the first step is row m-1 (loaded on its own above:
+     * a run-time register index would send col to local memory); every
+     * other lane k starts at row M-1 (step 2k, in the step code below),
+     * which is padding (0) when m < M. */
+#pragma unroll
+    for (int t = 0; t < NST; t++) {
+        if (t < tfirst || t > tlast) continue;
+        const int jlo = t - M + 2 > 0 ? t - M + 2 : 0, jhi = (t >> 1) < L - 1 ? (t >> 1) : L - 1;
+        R f = R(0);
+        if ((t & 1) == 0 && (t >> 1) <= L - 1)
+            if (k == (t >> 1)) g = col[M - 1]; /* lane t/2 starts at row M-1 */
+#pragma unroll
+        for (int j = 0; j < L; j++)
+            if (j >= jlo && j <= jhi && k == j) f = col[M - 2 + 2 * j - t];
+        const bool act = k >= jlo && k <= jhi && k < n && M - 1 + 2 * k - t < m;
+        R c, s;
+        const R r = bsq_rot<R>(f, g, c, s);
+        V2 q;
+        q.x = c;
+        q.y = s;
+        cs[warp][t & 1][lane] = q;
+        g = act ? r : f;
+        __syncwarp();
+        /* rotations jlo..jtop of the step are real (column < n, row < m) */
+        const int jtop = min(n - 1, (t + m - M) >> 1);
+#pragma unroll
+        for (int j = 0; j < L; j++) {
+            if (j < jlo || j > jhi) continue;
+            if (j > jtop) break; /* warp-uniform */
+            const int i = M - 1 + 2 * j - t;
+            const V2 w = cs[warp][t & 1][base + j];
+            const R x = col[i - 1], y = col[i];
+            col[i - 1] = fma(w.x, x, w.y * y);
+            col[i] = fma(w.x, y, -(w.y * x));
+            const R bx = b[i - 1], by = b[i];
+            b[i - 1] = fma(w.x, bx, w.y * by);
+            b[i] = fma(w.x, by, -(w.y * bx));
+        }
+        if (t >= M - 2 && t - M + 2 <= L - 1 && k == t - M + 2) col[t - M + 2] = g; /* the diagonal */
+    }
+
+    /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
+     * squares taken after a power-of-two scaling of the column */
+    R mx = R(0), dg = R(0);
+#pragma unroll
+    for (int i = 0; i < L; i++) {
+        if (i <= k) mx = fmax(mx, fabs(col[i]));
+        if (i == k) dg = col[i];
+    }
+    R down, up;
+    Lim::pow2(mx, down, up);
+    R ss = R(0);
+#pragma unroll
+    for (int i = 0; i < L; i++) {
+        const R qq = col[i] * down;
+        if (i <= k) ss += qq * qq;
+    }
+    const R d = dg * down, tol = (R)m * Lim::eps();
+    const bool neg = d * d <= tol * tol * ss;
+    const int zl = bsq_min<L>(neg && k < n ? k + 1 : 0x7fffffff);
+    const R rd = R(1) / (neg ? R(1) : dg);
+    const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
+    (void)up;
+
+    /* back substitution, row by row (lane j holds R(i,j) at register i and,
+     * once known, x_j) */
+    R x = R(0);
+#pragma unroll
+    for (int i = L - 1; i >= 0; i--) {
+        if (i >= n) continue;
+        const R p = bsq_sum<L>(k > i ? col[i] * x : R(0));
+        if (k == i) {
+            const R bi = b[i] - p;
+            x = bsq_rd_bad(rd) ? bi / dg : bi * rd;
+        }
+    }
+
+    if (valid) {
+        R *Bp = a.B + sys * a.vb.ks;
+        const R sx = sb / sa;
+        if (k < n) Bp[k * a.vb.is] = inf != 0 ? Lim::nan() : x * sx;
+#pragma unroll
+        for (int i = 0; i < M; i++)
+            if (i >= n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : b[i] * sb;
+        if (k == 0) a.info[sys] = inf;
+    }
+}
+
+template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, cudaStream_t st)
+{
+    const int64_t per = (int64_t)BSQ_WARP_NW * (32 / L);
+    const int64_t blocks = (a.count + per - 1) / per;
+    if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    bsq_k_warp<R, M, L><<<(unsigned)blocks, BSQ_WARP_NW * 32, 0, st>>>(a);
+    return cudaGetLastError();
+}
+
+/* The (M, L) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
+ * in parallel, and not again when only qr.cu changes). */
+#define BSQ_WARP_BUCKETS(X, R) X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32)
+#define BSQ_WARP_EXTERN(R, M, L) \
+    extern template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, cudaStream_t);
+#define BSQ_WARP_INSTANTIATE(R, M, L) template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, cudaStream_t);
+
+#endif
