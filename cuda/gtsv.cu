@@ -450,7 +450,7 @@ static int64_t gt_long_bottom()
 /* Device memory for the reduced systems of the long method (one column). */
 static size_t gt_long_bytes(int64_t m, int64_t batch, size_t es)
 {
-    const int64_t L = gt_long_conf().L == 8 ? 8 : 16, bottom = gt_long_bottom();
+    const int64_t L = 1 << gt_long_lsh(), bottom = gt_long_bottom();
     size_t tot = 0;
     for (int64_t n = m;;) {
         const int64_t np = (n + L - 1) / L;

@@ -224,20 +224,12 @@ __global__ void __launch_bounds__(256) gt_long_up(const gt_long_args<R> G)
         if (skip[t]) {
             /* every block of this system skipped it (b intact): the sequential
              * elimination, rows of U and y in the scratch planes, then x to B */
-            const gt_tile_args<R> &T = G.A;
-            const R *pl = T.dl + kk * T.dks, *pd = T.d + kk * T.dks, *pu = T.du + kk * T.dks;
-            R *pb = T.B + kk * T.bks;
-            const int64_t dis = T.dis, bis = T.bis, plane = (int64_t)m * T.batch;
-            R *S0 = G.scr + kk * m;
-            auto row = [=](int i, R &a, R &dd, R &uu, R &b) {
-                a = i > 0 ? pl[i * dis] : R(0);
-                dd = pd[i * dis];
-                uu = i + 1 < m ? pu[i * dis] : R(0);
-                b = pb[i * bis];
-            };
+            const int64_t plane = (int64_t)m * G.A.batch;
+            R *S0 = G.scr + kk * m, *pb = G.A.B + kk * G.A.bks;
             auto ix = [](int i) { return i; };
-            inf = gt_seq_onchip<R, METHOD>(m, row, ix, S0, S0 + plane, S0 + 2 * plane, S0 + 3 * plane);
-            for (int i = 0; i < m; i++) pb[i * bis] = S0[3 * plane + i];
+            inf = gt_seq_onchip<R, METHOD>(m, gt_global_rows(G.A, kk, m), ix, S0, S0 + plane, S0 + 2 * plane,
+                                           S0 + 3 * plane);
+            for (int i = 0; i < m; i++) pb[i * G.A.bis] = S0[3 * plane + i];
         }
         G.info[kk] = gt_merge(G.merge, G.info[kk], inf);
     }
@@ -262,13 +254,16 @@ static const gt_long_cfg &gt_long_conf()
     return c;
 }
 
+/* log2 of the partition rows: 16 unless BSOLVE_GT_LONG_L=8. */
+static inline int gt_long_lsh() { return gt_long_conf().L == 8 ? 3 : 4; }
+
 /* S systems per block (interleaved rows: S contiguous elements), C rows
  * each, with at least 2 blocks per SM where the work allows it. */
 static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il, size_t es, int nsm)
 {
     const gt_long_cfg &c = gt_long_conf();
     gt_long_shape sh;
-    sh.lsh = c.L == 8 ? 3 : 4;
+    sh.lsh = gt_long_lsh();
     const int L = 1 << sh.lsh;
     sh.S = il ? (int)(batch < 4 ? batch : 4) : 1;
     /* 1024 equations per block: 1-4% faster than 2048 and 10-12% faster than

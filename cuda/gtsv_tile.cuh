@@ -125,6 +125,21 @@ __device__ __forceinline__ void gt_tile_load4(const gt_tile_args<R> &A, R *X, in
     }
 }
 
+/* Row i of system k (m rows) read from global memory as gt_seq_onchip's
+ * `row` wants it: the sequential fallbacks of the tile and long kernels. */
+template <typename R>
+__device__ __forceinline__ auto gt_global_rows(const gt_tile_args<R> &A, int64_t k, int m)
+{
+    const R *pl = A.dl + k * A.dks, *pd = A.d + k * A.dks, *pu = A.du + k * A.dks, *pb = A.B + k * A.bks;
+    const int64_t dis = A.dis, bis = A.bis;
+    return [=](int i, R &a, R &dd, R &uu, R &b) {
+        a = i > 0 ? pl[i * dis] : R(0);
+        dd = pd[i * dis];
+        uu = i + 1 < m ? pu[i * dis] : R(0);
+        b = pb[i * bis];
+    };
+}
+
 /* The sequential elimination of one system (rows from `row(i, a, d, u, b)`),
  * row i of U and y kept in slots (L0, D0, U0, B0)[ix(i)], x left in B0.
  * Returns info. */
@@ -472,18 +487,8 @@ __global__ void __launch_bounds__(256) gt_tilek(const gt_tile_args<R> A)
     }
     if (act && p == 0) {
         int32_t inf = 0;
-        if (flag[s]) { /* the sequential fallback, from global memory */
-            const int64_t k = k0 + s;
-            const R *pl = A.dl + k * A.dks, *pd = A.d + k * A.dks, *pu = A.du + k * A.dks, *pb = A.B + k * A.bks;
-            const int64_t dis = A.dis, bis = A.bis;
-            auto row = [=](int i, R &a, R &dd, R &uu, R &b) {
-                a = i > 0 ? pl[i * dis] : R(0);
-                dd = pd[i * dis];
-                uu = i + 1 < m ? pu[i * dis] : R(0);
-                b = pb[i * bis];
-            };
-            inf = gt_seq_onchip<R, METHOD>(m, row, I, Lg, Dg, Ug, Bv);
-        }
+        if (flag[s]) /* the sequential fallback, from global memory */
+            inf = gt_seq_onchip<R, METHOD>(m, gt_global_rows(A, k0 + s, m), I, Lg, Dg, Ug, Bv);
         if (A.info) A.info[k0 + s] = gt_merge(A.merge, A.info[k0 + s], inf);
     }
     __syncthreads();
