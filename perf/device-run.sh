@@ -7,10 +7,7 @@
 # Logs, CSV and PNG go to $OUT (at most 8 files); a summary table is printed last.
 # Usage there:  bash perf/device-run.sh            (needs .device-deps carried)
 # Env: SKIP_CPU_TESTS=1, SKIP_GPU_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, STEP_TIMEOUT=<s>,
-#      BENCH_LIST="bench_gpu ...", BENCH_TIMEOUT=<s>, SAN_LIST="gtsv qr" to shorten a run;
-#      PREBUILT=<dir>: run the programs of a build folder carried along (built here with
-#      `make BUILD=<dir> ARCH=-march=x86-64-v3 lib <programs>`, the device's CPU may lack
-#      this machine's extensions) instead of building there (~100 s of device time).
+#      BENCH_LIST="bench_gpu ...", BENCH_TIMEOUT=<s>, SAN_LIST="gtsv qr" to shorten a run.
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -36,18 +33,8 @@ if [ -n "${TUNE:-}" ]; then # team-size experiment, compiled beside the library
         >>"$OUT/build.log" 2>&1 &
     TUNE_PID=$!
 fi
-B=${PREBUILT:-build}
-if [ -z "${PREBUILT:-}" ]; then
-    step build 300 "$OUT/build.log" make -j16 lib \
-        $(ls test/test_*.c test/gpu_*.c perf/bench_*.cu | sed 's|^\([a-z]*\)/\(.*\)\.cu*$|build/\1/\2|')
-fi
-# the programs of `make gpu-test` / `make test`, run from $B (no make: a carried
-# build's time stamps need not be newer than the sources sent with it)
-export B
-GPU_TESTS='fail=0; for t in $B/test/gpu_*; do echo "== $t"; $t || fail=1; done
-  for t in $B/test/test_*; do echo "== BSOLVE_TEST_BACKEND=cuda $t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $t || fail=1; done
-  exit $fail'
-CPU_TESTS='fail=0; for t in $B/test/test_* $B/test/gpu_*; do echo "== $t"; $t || fail=1; done; exit $fail'
+step build 300 "$OUT/build.log" make -j16 lib \
+    $(ls test/test_*.c test/gpu_*.c perf/bench_*.cu | sed 's|^\([a-z]*\)/\(.*\)\.cu*$|build/\1/\2|')
 
 if [ -n "${TUNE:-}" ]; then
     wait $TUNE_PID
@@ -56,14 +43,14 @@ if [ -n "${TUNE:-}" ]; then
 fi
 
 if [ -z "${SKIP_GPU_TESTS:-}" ]; then
-    step gpu-test "$ST" "$OUT/gpu-test.log" bash -c "$GPU_TESTS"
+    step gpu-test "$ST" "$OUT/gpu-test.log" make gpu-test
     grep -E "FAIL|PASS|SKIP|Checks|%:|big batch" "$OUT/gpu-test.log" | head -40
 fi
 
 # GPU benchmarks, each its own step (BENCH_LIST picks some: "bench_gtsv_gpu").
 if [ -z "${SKIP_BENCH:-}" ]; then
     for b in ${BENCH_LIST:-bench_gpu bench_qr_gpu bench_gtsv_gpu}; do
-        step "$b" "${BENCH_TIMEOUT:-240}" "$OUT/bench.log" env BSOLVE_BENCH_DIR="$OUT" $B/perf/$b "$OUT/$b.csv"
+        step "$b" "${BENCH_TIMEOUT:-240}" "$OUT/bench.log" env BSOLVE_BENCH_DIR="$OUT" build/perf/$b "$OUT/$b.csv"
     done
 fi
 
@@ -72,15 +59,15 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
     # subset, 2: racecheck subset), gpu_gtsv runs without Check's fork
     for p in ${SAN_LIST:-lu gtsv qr}; do
         step memcheck-$p 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=1 CK_FORK=no \
-            compute-sanitizer --tool memcheck --error-exitcode 9 $B/test/gpu_$p
+            compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_$p
         step racecheck-$p 150 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 CK_FORK=no \
-            compute-sanitizer --tool racecheck --error-exitcode 9 $B/test/gpu_$p
+            compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_$p
     done
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -8
 fi
 
 if [ -z "${SKIP_CPU_TESTS:-}" ]; then
-    step cpu-test "$ST" "$OUT/cpu-test.log" bash -c "$CPU_TESTS"
+    step cpu-test "$ST" "$OUT/cpu-test.log" make test
 fi
 
 {
