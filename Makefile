@@ -47,6 +47,8 @@ TESTS     := $(patsubst test/%.c,$(BUILD)/test/%,$(wildcard test/test_*.c))
 GPU_TESTS := $(patsubst test/%.c,$(BUILD)/test/%,$(wildcard test/gpu_*.c))
 BENCHES   := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/bench_*.c))
 CU_BENCHES:= $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/bench_*.cu)))
+# probes: diagnostic programs (perf/probe_*.cu), built with the tests, run by hand
+CU_PROBES := $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/probe_*.cu)))
 SAMPLES   := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 
 .PHONY: all lib test gpu-test bench run samples install clean deps
@@ -101,8 +103,8 @@ samples: $(SAMPLES)
 
 # Each test program exits non-zero on failure; all run even if one fails.
 # The GPU tests run too (they skip, saying so, without a GPU), and the CUDA
-# benchmarks are built, so that CI compiles every line of CUDA code.
-test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES)
+# benchmarks and probes are built, so that CI compiles every line of CUDA code.
+test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES)
 	@fail=0; for t in $(TESTS) $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
 # GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend

@@ -297,9 +297,11 @@ static bsolve_status gt_stage_all(bsolve_ctx *ctx, const char *fn, gt_stage &g, 
 {
     bsi_cuda *C = ctx->cuda;
     size_t off[5], tot = 0;
+    int ondev[5]; /* one pointer query each: ~0.5 us apiece, on the latency path of short calls */
     for (int i = 0; i < n; i++) {
         off[i] = tot;
-        if (g.user[i] && !bsi_is_device_ptr(g.user[i])) tot += (g.bytes[i] + 255) / 256 * 256;
+        ondev[i] = !g.user[i] || bsi_is_device_ptr(g.user[i]);
+        if (!ondev[i]) tot += (g.bytes[i] + 255) / 256 * 256;
     }
     char *base = nullptr;
     if (tot) {
@@ -307,7 +309,7 @@ static bsolve_status gt_stage_all(bsolve_ctx *ctx, const char *fn, gt_stage &g, 
         if (!base) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device staging", fn, tot);
     }
     for (int i = 0; i < n; i++) {
-        if (!g.user[i] || bsi_is_device_ptr(g.user[i])) {
+        if (ondev[i]) {
             g.dev[i] = (void *)g.user[i];
             continue;
         }
@@ -358,46 +360,58 @@ static cudaError_t gt_launch_seq_m(int method, const gt_seq_args<R> &a, bool con
 
 /* Launches kern with smem bytes of dynamic shared memory, first raising
  * the kernel's limit where it is above what was raised so far (opted). */
-template <typename K, typename A>
-static cudaError_t gt_launch_smem(K kern, size_t &opted, unsigned nblk, int threads, size_t smem, cudaStream_t st,
-                                  const A &args)
+template <typename A>
+static cudaError_t gt_launch_smem(void (*kern)(A), size_t &opted, unsigned nblk, int threads, size_t smem,
+                                  cudaStream_t st, const A &args, bool pdl = false)
 {
     if (smem > opted) {
         const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
         opted = smem;
     }
-    kern<<<nblk, threads, smem, st>>>(args);
-    return cudaGetLastError();
+    if (!pdl) {
+        kern<<<nblk, threads, smem, st>>>(args);
+        return cudaGetLastError();
+    }
+    /* programmatic dependent launch: this grid is launched while the one
+     * before it runs, and waits in gt_grid_wait() for its completion */
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(nblk), cfg.blockDim = dim3((unsigned)threads), cfg.dynamicSmemBytes = smem, cfg.stream = st;
+    cudaLaunchAttribute at = {};
+    at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &at, cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kern, args);
 }
 
 template <typename R, int METHOD, int LSH>
-static cudaError_t gt_launch_tile_l(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
+static cudaError_t gt_launch_tile_l(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st, bool pdl)
 {
     static size_t opted = 48 * 1024; /* the dynamic shared limit raised so far */
     const int64_t nblk = (a.batch + sh.S - 1) / sh.S;
-    return gt_launch_smem(gt_tilek<R, METHOD, LSH>, opted, (unsigned)nblk, sh.threads, sh.smem, st, a);
+    return gt_launch_smem(gt_tilek<R, METHOD, LSH>, opted, (unsigned)nblk, sh.threads, sh.smem, st, a, pdl);
 }
 
 /* P == 1 tiles never touch L: LSH = 0 compiles the kernel for them alone. */
 template <typename R, int METHOD>
-static cudaError_t gt_launch_tile_t(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
+static cudaError_t gt_launch_tile_t(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st, bool pdl)
 {
     switch (sh.P > 1 ? sh.lsh : 0) {
-    case 0: return gt_launch_tile_l<R, METHOD, 0>(a, sh, st);
-    case 2: return gt_launch_tile_l<R, METHOD, 2>(a, sh, st);
-    case 3: return gt_launch_tile_l<R, METHOD, 3>(a, sh, st);
-    default: return gt_launch_tile_l<R, METHOD, 4>(a, sh, st);
+    case 0: return gt_launch_tile_l<R, METHOD, 0>(a, sh, st, pdl);
+    case 2: return gt_launch_tile_l<R, METHOD, 2>(a, sh, st, pdl);
+    case 3: return gt_launch_tile_l<R, METHOD, 3>(a, sh, st, pdl);
+    default: return gt_launch_tile_l<R, METHOD, 4>(a, sh, st, pdl);
     }
 }
 
 template <typename R>
-static cudaError_t gt_launch_tile(int method, const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st)
+static cudaError_t gt_launch_tile(int method, const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st,
+                                  bool pdl = false)
 {
     switch (method) {
-    case BSOLVE_GTSV_THOMAS: return gt_launch_tile_t<R, BSOLVE_GTSV_THOMAS>(a, sh, st);
-    case BSOLVE_GTSV_PARTIAL: return gt_launch_tile_t<R, BSOLVE_GTSV_PARTIAL>(a, sh, st);
-    default: return gt_launch_tile_t<R, BSOLVE_GTSV_GIVENS>(a, sh, st);
+    case BSOLVE_GTSV_THOMAS: return gt_launch_tile_t<R, BSOLVE_GTSV_THOMAS>(a, sh, st, pdl);
+    case BSOLVE_GTSV_PARTIAL: return gt_launch_tile_t<R, BSOLVE_GTSV_PARTIAL>(a, sh, st, pdl);
+    default: return gt_launch_tile_t<R, BSOLVE_GTSV_GIVENS>(a, sh, st, pdl);
     }
 }
 
@@ -413,28 +427,32 @@ static bool gt_tile_pick(const bsolve_ctx *ctx, int64_t m, bool il, size_t es, g
 }
 
 template <typename R, int METHOD, int LSH>
-static cudaError_t gt_launch_long_l(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st)
+static cudaError_t gt_launch_long_l(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st,
+                                    bool pdl)
 {
     static size_t opted_down = 48 * 1024, opted_up = 48 * 1024; /* dynamic shared limits raised so far */
     const unsigned nblk = (unsigned)((G.A.batch + sh.S - 1) / sh.S * sh.nch);
-    if (down) return gt_launch_smem(gt_long_down<R, METHOD, LSH>, opted_down, nblk, sh.threads, sh.smem_down, st, G);
-    return gt_launch_smem(gt_long_up<R, METHOD, LSH>, opted_up, nblk, sh.threads, sh.smem_up, st, G);
+    if (down)
+        return gt_launch_smem(gt_long_down<R, METHOD, LSH>, opted_down, nblk, sh.threads, sh.smem_down, st, G, pdl);
+    return gt_launch_smem(gt_long_up<R, METHOD, LSH>, opted_up, nblk, sh.threads, sh.smem_up, st, G, pdl);
 }
 
 template <typename R, int METHOD>
-static cudaError_t gt_launch_long_t(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st)
+static cudaError_t gt_launch_long_t(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st,
+                                    bool pdl)
 {
-    return sh.lsh == 3 ? gt_launch_long_l<R, METHOD, 3>(down, G, sh, st) : gt_launch_long_l<R, METHOD, 4>(down, G, sh, st);
+    return sh.lsh == 3 ? gt_launch_long_l<R, METHOD, 3>(down, G, sh, st, pdl)
+                       : gt_launch_long_l<R, METHOD, 4>(down, G, sh, st, pdl);
 }
 
 template <typename R>
 static cudaError_t gt_launch_long(int method, bool down, const gt_long_args<R> &G, const gt_long_shape &sh,
-                                  cudaStream_t st)
+                                  cudaStream_t st, bool pdl)
 {
     switch (method) {
-    case BSOLVE_GTSV_THOMAS: return gt_launch_long_t<R, BSOLVE_GTSV_THOMAS>(down, G, sh, st);
-    case BSOLVE_GTSV_PARTIAL: return gt_launch_long_t<R, BSOLVE_GTSV_PARTIAL>(down, G, sh, st);
-    default: return gt_launch_long_t<R, BSOLVE_GTSV_GIVENS>(down, G, sh, st);
+    case BSOLVE_GTSV_THOMAS: return gt_launch_long_t<R, BSOLVE_GTSV_THOMAS>(down, G, sh, st, pdl);
+    case BSOLVE_GTSV_PARTIAL: return gt_launch_long_t<R, BSOLVE_GTSV_PARTIAL>(down, G, sh, st, pdl);
+    default: return gt_launch_long_t<R, BSOLVE_GTSV_GIVENS>(down, G, sh, st, pdl);
     }
 }
 
@@ -469,6 +487,7 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
                                  cudaStream_t st)
 {
     const int64_t bottom = gt_long_bottom();
+    const bool pdl = gt_long_conf().pdl;
     gt_long_args<R> lv[24];
     gt_long_shape sh[24];
     int nl = 0;
@@ -490,7 +509,8 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         if (nl == 0) G.info = info, G.merge = merge, G.scr = scr;
         G.RA = take(cnt), G.RB = take(cnt), G.RC = take(cnt), G.RD = take(cnt);
         sh[nl++] = s;
-        if ((e = gt_launch_long<R>(method, true, G, s, st)) != cudaSuccess) return e;
+        /* every launch after the first overlaps its start with the one before */
+        if ((e = gt_launch_long<R>(method, true, G, s, st, pdl && nl > 1)) != cudaSuccess) return e;
         gt_tile_args<R> r;
         memset(&r, 0, sizeof r);
         r.dl = G.RA, r.d = G.RB, r.du = G.RC, r.B = G.RD;
@@ -504,9 +524,9 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
     if (!gt_tile_pick(ctx, cur.m, false, sizeof(R), tsh)) return cudaErrorInvalidValue;
     cur.S = tsh.S, cur.P = tsh.P, cur.lsh = tsh.lsh, cur.ss = tsh.ss, cur.na = tsh.na;
     cur.pcr = gt_tile_conf().pcr;
-    if ((e = gt_launch_tile<R>(method, cur, tsh, st)) != cudaSuccess) return e;
+    if ((e = gt_launch_tile<R>(method, cur, tsh, st, pdl)) != cudaSuccess) return e;
     for (int l = nl - 1; l >= 0; l--)
-        if ((e = gt_launch_long<R>(method, false, lv[l], sh[l], st)) != cudaSuccess) return e;
+        if ((e = gt_launch_long<R>(method, false, lv[l], sh[l], st, pdl)) != cudaSuccess) return e;
     return cudaSuccess;
 }
 

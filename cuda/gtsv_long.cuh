@@ -36,6 +36,12 @@
  * no launch of its own, which cost as much as a level on short problems.
  * Flags carry the call's generation number so that they never need
  * clearing (a memset per call, another launch).
+ *
+ * Short problems are latency-bound (one system of 2^16 equations: down 6 us,
+ * bottom tile 15 us, up 8 us on the H100, each kernel 5-9 us however little
+ * it does), so every launch after the first is a programmatic dependent
+ * launch: it is scheduled while the level before it runs and waits for it in
+ * gt_grid_wait() (0.7-8 us per call back to back; perf/RESULTS-gtsv.md).
  */
 #ifndef BSI_GTSV_LONG_CUH
 #define BSI_GTSV_LONG_CUH
@@ -145,6 +151,7 @@ __global__ void __launch_bounds__(256) gt_long_down(const gt_long_args<R> G)
     extern __shared__ __align__(16) unsigned char gt_lsm[];
     int64_t k0;
     int nsys, c0;
+    gt_grid_wait();
     gt_long_block(G, false, k0, nsys, c0);
     const int m = G.A.m, S = G.S, ss = G.ss, P = G.C >> LSH;
     const int rows = m - c0 < G.C + L ? m - c0 : G.C + L; /* with the look-ahead partition */
@@ -189,6 +196,7 @@ __global__ void __launch_bounds__(256) gt_long_up(const gt_long_args<R> G)
     extern __shared__ __align__(16) unsigned char gt_lsm[];
     int64_t k0;
     int nsys, c0;
+    gt_grid_wait();
     gt_long_block(G, true, k0, nsys, c0);
     const int m = G.A.m, S = G.S, ss = G.ss, P = G.C >> LSH;
     const int rows = m - c0 < G.C ? m - c0 : G.C;
@@ -243,14 +251,16 @@ struct gt_long_shape {
 
 /* Knobs for experiments (0 = measured default): BSOLVE_GT_LONG_L (partition
  * rows, 8 or 16), BSOLVE_GT_LONG_TE (equations per block), BSOLVE_GT_LONG_BOTTOM
- * (largest reduced system handed to the tile kernel). */
+ * (largest reduced system handed to the tile kernel), BSOLVE_GT_PDL (0: the
+ * levels' launches after the first are ordinary launches, not programmatic
+ * dependent ones). */
 struct gt_long_cfg {
-    int L, te, bottom;
+    int L, te, bottom, pdl;
 };
 static const gt_long_cfg &gt_long_conf()
 {
     static gt_long_cfg c = {gt_env_int("BSOLVE_GT_LONG_L", 0), gt_env_int("BSOLVE_GT_LONG_TE", 0),
-                            gt_env_int("BSOLVE_GT_LONG_BOTTOM", 0)};
+                            gt_env_int("BSOLVE_GT_LONG_BOTTOM", 0), gt_env_int("BSOLVE_GT_PDL", 1)};
     return c;
 }
 

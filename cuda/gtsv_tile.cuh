@@ -407,9 +407,23 @@ __device__ __forceinline__ bool gt_part_reg(int m, int p, IX I, const R *Lg, con
     return !zero && rvmax * amax * R(GT_TOL) <= R(1) && probe == probe;
 }
 
+/* Programmatic dependent launch (sm_90): a grid launched with it may start
+ * while the grid before it in the stream runs; it waits here, before its
+ * first global access, until that grid has completed and its writes are
+ * visible, then lets the next grid launch in turn.  Both are no-ops for a
+ * grid launched the ordinary way. */
+__device__ __forceinline__ void gt_grid_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 template <typename R, int METHOD, int LSH>
 __global__ void __launch_bounds__(256) gt_tilek(const gt_tile_args<R> A)
 {
+    gt_grid_wait();
     constexpr int L = 1 << LSH; /* partition rows (P > 1; A.lsh == LSH there) */
     extern __shared__ __align__(16) unsigned char gt_tsm[];
     const int m = A.m, S = A.S, P = A.P, lsh = A.lsh, ss = A.ss;

@@ -3,7 +3,8 @@
 #   build (make -j16), CPU tests (make test), GPU tests (make gpu-test: test/gpu_*.c
 #   and every test/test_*.c with BSOLVE_TEST_BACKEND=cuda), compute-sanitizer
 #   memcheck + racecheck on a quick subset (BSOLVE_TEST_QUICK=1), the GPU benchmark
-#   (make bench with the CPU benches left out: they take minutes and are not GPU).
+#   (make bench with the CPU benches left out: they take minutes and are not GPU),
+#   and perf/probe_gtsv (latency of few-long tridiagonal calls) with bench_gtsv_gpu.
 # Logs, CSV and PNG go to $OUT (at most 8 files); a summary table is printed last.
 # Usage there:  bash perf/device-run.sh            (needs .device-deps carried)
 # Env: SKIP_CPU_TESTS=1, SKIP_GPU_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, STEP_TIMEOUT=<s>,
@@ -34,7 +35,7 @@ if [ -n "${TUNE:-}" ]; then # team-size experiment, compiled beside the library
     TUNE_PID=$!
 fi
 step build 300 "$OUT/build.log" make -j16 lib \
-    $(ls test/test_*.c test/gpu_*.c perf/bench_*.cu | sed 's|^\([a-z]*\)/\(.*\)\.cu*$|build/\1/\2|')
+    $(ls test/test_*.c test/gpu_*.c perf/bench_*.cu perf/probe_*.cu | sed 's|^\([a-z]*\)/\(.*\)\.cu*$|build/\1/\2|')
 
 if [ -n "${TUNE:-}" ]; then
     wait $TUNE_PID
@@ -52,6 +53,10 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     for b in ${BENCH_LIST:-bench_gpu bench_qr_gpu bench_gtsv_gpu}; do
         step "$b" "${BENCH_TIMEOUT:-240}" "$OUT/bench.log" env BSOLVE_BENCH_DIR="$OUT" build/perf/$b "$OUT/$b.csv"
     done
+    # latency anatomy of few-long tridiagonal calls (host / isolated / back to back)
+    case " ${BENCH_LIST:-bench_gtsv_gpu} " in *" bench_gtsv_gpu "*)
+        step probe_gtsv 60 "$OUT/bench.log" build/perf/probe_gtsv && sed -n '/host_us/,$p' "$OUT/bench.log" | tail -6 ;;
+    esac
 fi
 
 if [ -z "${SKIP_SANITIZER:-}" ]; then
@@ -72,7 +77,7 @@ fi
 
 {
     echo "device-run summary ($(( $(date +%s) - T0 )) s total)"
-    for k in build tune gpu-test bench_gpu bench_qr_gpu bench_gtsv_gpu memcheck-lu racecheck-lu memcheck-gtsv racecheck-gtsv memcheck-qr racecheck-qr cpu-test; do
+    for k in build tune gpu-test bench_gpu bench_qr_gpu bench_gtsv_gpu probe_gtsv memcheck-lu racecheck-lu memcheck-gtsv racecheck-gtsv memcheck-qr racecheck-qr cpu-test; do
         [ -n "${RES[$k]:-}" ] && printf "  %-14s %s\n" "$k" "${RES[$k]}"
     done
     [ -f "$OUT/gpu-test.log" ] && grep -E "^(PASS|FAIL)|Checks|failed|failures" "$OUT/gpu-test.log" | tail -14

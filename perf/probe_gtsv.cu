@@ -1,0 +1,111 @@
+/* perf/probe_gtsv.cu -- where the time of one bsolve_dgtsv call goes, for
+ * the latency-bound shapes (few long systems).  For each "m x batch" given on
+ * the command line (default: 65536x1 262144x1 1048576x1 65536x16), THOMAS,
+ * contiguous, FP64, nrhs = 1, it prints the median of 21 runs of:
+ *   host   the host time until the call returns (the GPU not waited for),
+ *   iso    events around one call after a device synchronize (what
+ *          bench_gtsv_gpu reports: host work before the first launch counts),
+ *   b2b    events around 20 calls back to back, divided by 20 (host work
+ *          hidden behind the GPU).
+ * Build: make build/perf/probe_gtsv; run under ncu for per-kernel times. */
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "batchsolve.h"
+
+#define CK(x)                                                                                                      \
+    do {                                                                                                           \
+        cudaError_t e_ = (x);                                                                                      \
+        if (e_ != cudaSuccess) {                                                                                   \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                          \
+            exit(1);                                                                                               \
+        }                                                                                                          \
+    } while (0)
+
+/* diagonally dominant, varied: the partition method never falls back */
+__global__ void k_fill(int64_t n, uint64_t seed, double *dl, double *d, double *du, double *b)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ull + seed;
+        z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+        const double u = (double)(z >> 11) * 0x1.0p-53;
+        dl[i] = u - 0.5, du[i] = 0.25 - u, d[i] = 2.0 + u, b[i] = 1.0 - 2 * u;
+    }
+}
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+int main(int argc, char **argv)
+{
+    bsolve_ctx *ctx = nullptr;
+    if (bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CUDA) != BSOLVE_SUCCESS) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    std::vector<std::pair<long long, long long>> shapes;
+    for (int i = 1; i < argc; i++) {
+        long long m, b;
+        if (sscanf(argv[i], "%lldx%lld", &m, &b) == 2) shapes.push_back({m, b});
+    }
+    if (shapes.empty()) shapes = {{65536, 1}, {262144, 1}, {1048576, 1}, {65536, 16}};
+    printf("%10s %6s %9s %9s %9s %10s\n", "m", "batch", "host_us", "iso_us", "b2b_us", "iso_1e9/s");
+    for (const auto &sb : shapes) {
+        const long long m = sb.first, batch = sb.second;
+        const int64_t n = m * batch;
+        double *p;
+        int32_t *info;
+        CK(cudaMalloc(&p, 4 * n * sizeof(double)));
+        CK(cudaMalloc(&info, batch * sizeof(int32_t)));
+        double *dl = p, *d = p + n, *du = p + 2 * n, *b = p + 3 * n;
+        k_fill<<<1024, 256>>>(n, 12345, dl, d, du, b);
+        CK(cudaGetLastError());
+        const bsolve_tlayout l = bsolve_tlayout_contiguous(m, m);
+        auto call = [&] {
+            if (bsolve_dgtsv(ctx, BSOLVE_GTSV_THOMAS, m, 1, batch, dl, d, du, l, b, l, info) != BSOLVE_SUCCESS) {
+                fprintf(stderr, "bsolve: %s\n", bsolve_ctx_message(ctx));
+                exit(1);
+            }
+        };
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        std::vector<double> host, iso, b2b;
+        call();
+        for (int r = 0; r < 21; r++) {
+            CK(cudaDeviceSynchronize());
+            CK(cudaEventRecord(e0));
+            const auto t0 = std::chrono::steady_clock::now();
+            call();
+            const auto t1 = std::chrono::steady_clock::now();
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+            iso.push_back(ms * 1e3);
+            CK(cudaEventRecord(e0));
+            for (int k = 0; k < 20; k++) call();
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            b2b.push_back(ms * 1e3 / 20);
+        }
+        const double ti = median(iso);
+        printf("%10lld %6lld %9.1f %9.1f %9.1f %10.2f\n", m, batch, median(host), ti, median(b2b), n / ti * 1e-3);
+        CK(cudaEventDestroy(e0));
+        CK(cudaEventDestroy(e1));
+        CK(cudaFree(p));
+        CK(cudaFree(info));
+    }
+    bsolve_ctx_destroy(ctx);
+    return 0;
+}
