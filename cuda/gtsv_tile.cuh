@@ -252,7 +252,7 @@ __device__ __forceinline__ void gt_smax(float *a, float v) { atomicMax((unsigned
  * Every thread of the block must call this (barriers inside). */
 template <typename R>
 __device__ __forceinline__ void gt_reduced_pcr(bool run, int t, int s, int p, int P, R *Red, int SP, R *smax,
-                                               int *flag)
+                                               int *flag, bool recip)
 {
     R *RA = Red, *RB = RA + SP, *RC = RB + SP, *RD = RC + SP;
     R *RGS = RD + SP, *RVS = RGS + SP, *RWS = RVS + SP;
@@ -276,19 +276,21 @@ __device__ __forceinline__ void gt_reduced_pcr(bool run, int t, int s, int p, in
     const R sm = run ? smax[s] : R(0), tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
     bool ok = true;
     for (int h = 1; h < P; h <<= 1) {
-        if (run) RA[t] = ra, RB[t] = rb, RC[t] = rc, RD[t] = rd;
+        /* recip: RB holds 1 / rb, one reciprocal per row and level for both
+         * neighbours' multipliers instead of their two divisions */
+        if (run) RA[t] = ra, RB[t] = recip ? R(1) / rb : rb, RC[t] = rc, RD[t] = rd;
         __syncthreads();
         if (run) {
             ok = ok && fabs(rb) >= tol; /* our divisor, as the neighbours see it */
             R na = 0, nb = rb, nc = 0, nd = rd;
             if (p >= h) {
                 const int o = t - h;
-                const R al = -ra / RB[o];
+                const R al = recip ? -ra * RB[o] : -ra / RB[o];
                 na = al * RA[o], nb += al * RC[o], nd += al * RD[o];
             }
             if (p + h < P) {
                 const int o = t + h;
-                const R ga = -rc / RB[o];
+                const R ga = recip ? -rc * RB[o] : -rc / RB[o];
                 nc = ga * RC[o], nb += ga * RA[o], nd += ga * RD[o];
             }
             ra = na, rb = nb, rc = nc, rd = nd;
@@ -487,7 +489,7 @@ __global__ void __launch_bounds__(256) gt_tilek(const gt_tile_args<R> A)
     }
     __syncthreads();
     if (A.pcr)
-        gt_reduced_pcr<R>(act && !flag[s], t, s, p, P, Red, S * P, smax, flag);
+        gt_reduced_pcr<R>(act && !flag[s], t, s, p, P, Red, S * P, smax, flag, A.pcr == 2);
     else
         gt_reduced_seq<R, METHOD>(act && p == 0 && !flag[s], s, P, Red, S * P, flag);
     __syncthreads();
@@ -523,7 +525,8 @@ static inline int gt_env_int(const char *name, int def)
 
 /* Tuning knobs (read once; for experiments, 0 = the measured default):
  * BSOLVE_GT_SEQMAX (largest m solved one thread per system), BSOLVE_GT_PCR
- * (0: reduced systems by one thread each, as before PCR), BSOLVE_GT_L
+ * (0: reduced systems by one thread each, as before PCR; 1: PCR dividing by
+ * the neighbours' pivots; 2: PCR multiplying by their reciprocals), BSOLVE_GT_L
  * (partition rows), BSOLVE_GT_TE / BSOLVE_GT_TE_IL (equations per tile,
  * contiguous / all-interleaved), BSOLVE_GT_TILEMAX (largest m on this path).
  * Defaults from the H100 sweeps of 2026-11-23 (perf/RESULTS-gtsv.md): small
@@ -537,7 +540,7 @@ struct gt_tile_cfg {
 };
 static const gt_tile_cfg &gt_tile_conf()
 {
-    static gt_tile_cfg c = {gt_env_int("BSOLVE_GT_SEQMAX", 16), gt_env_int("BSOLVE_GT_PCR", 1),
+    static gt_tile_cfg c = {gt_env_int("BSOLVE_GT_SEQMAX", 16), gt_env_int("BSOLVE_GT_PCR", 2),
                             gt_env_int("BSOLVE_GT_L", 0),
                             gt_env_int("BSOLVE_GT_TE", 0), gt_env_int("BSOLVE_GT_TE_IL", 0),
                             gt_env_int("BSOLVE_GT_TILEMAX", 4096)};
