@@ -13,19 +13,8 @@
  * of a chunk goes as 4 + 2 + 1 tiles, so this is 8. */
 #define BSI_PACK_TB 8
 
-#define BSI_REAL double
-#define BSI_SFX d
-#define BSI_W BSI_LANES_D
-#include "tmpl_on.h"
-#include "layout_impl.h"
-#include "tmpl_off.h"
-
-#define BSI_REAL float
-#define BSI_SFX s
-#define BSI_W BSI_LANES_S
-#include "tmpl_on.h"
-#include "layout_impl.h"
-#include "tmpl_off.h"
+#define BSI_IMPL "layout_impl.h"
+#include "tmpl_each.h"
 
 bsolve_status bsi_cpu_convert(bsolve_ctx *ctx, bsolve_precision prec, int64_t r, int64_t c, int64_t batch,
                               const void *src, bsolve_layout ls, void *dst, bsolve_layout ld)

@@ -13,19 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define BSI_REAL double
-#define BSI_SFX d
-#define BSI_W BSI_LANES_D
-#include "tmpl_on.h"
-#include "qr_cpu_impl.h"
-#include "tmpl_off.h"
-
-#define BSI_REAL float
-#define BSI_SFX s
-#define BSI_W BSI_LANES_S
-#include "tmpl_on.h"
-#include "qr_cpu_impl.h"
-#include "tmpl_off.h"
+#define BSI_IMPL "qr_cpu_impl.h"
+#include "tmpl_each.h"
 
 #define IS_D(prec) ((prec) == BSOLVE_PREC_D)
 

@@ -4,7 +4,8 @@
  *   BSI_REAL   double or float
  *   BSI_SFX    d or s         (function-name suffix)
  *   BSI_W      lanes per tile (BSI_LANES_D or BSI_LANES_S)
- * and include tmpl_off.h after it.
+ * and include tmpl_off.h after it (tmpl_each.h does all of it for both
+ * precisions).
  */
 #define BSI_CAT2_(a, b) a##_##b
 #define BSI_CAT2(a, b) BSI_CAT2_(a, b)
