@@ -259,8 +259,8 @@ struct gt_long_cfg {
 };
 static const gt_long_cfg &gt_long_conf()
 {
-    static gt_long_cfg c = {gt_env_int("BSOLVE_GT_LONG_L", 0), gt_env_int("BSOLVE_GT_LONG_TE", 0),
-                            gt_env_int("BSOLVE_GT_LONG_BOTTOM", 0), gt_env_int("BSOLVE_GT_PDL", 1)};
+    static gt_long_cfg c = {bsi_env_int("BSOLVE_GT_LONG_L", 0), bsi_env_int("BSOLVE_GT_LONG_TE", 0),
+                            bsi_env_int("BSOLVE_GT_LONG_BOTTOM", 0), bsi_env_int("BSOLVE_GT_PDL", 1)};
     return c;
 }
 

@@ -32,8 +32,6 @@
 #ifndef BSI_GTSV_TILE_CUH
 #define BSI_GTSV_TILE_CUH
 
-#include <stdlib.h>
-
 template <typename R> struct gt_tile_args {
     const R *dl, *d, *du;
     int64_t dks, dis;
@@ -517,12 +515,6 @@ struct gt_tile_shape {
     size_t smem;
 };
 
-static inline int gt_env_int(const char *name, int def)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : def;
-}
-
 /* Tuning knobs (read once; for experiments, 0 = the measured default):
  * BSOLVE_GT_SEQMAX (largest m solved one thread per system), BSOLVE_GT_PCR
  * (0: reduced systems by one thread each, as before PCR; 1: PCR dividing by
@@ -540,10 +532,10 @@ struct gt_tile_cfg {
 };
 static const gt_tile_cfg &gt_tile_conf()
 {
-    static gt_tile_cfg c = {gt_env_int("BSOLVE_GT_SEQMAX", 16), gt_env_int("BSOLVE_GT_PCR", 2),
-                            gt_env_int("BSOLVE_GT_L", 0),
-                            gt_env_int("BSOLVE_GT_TE", 0), gt_env_int("BSOLVE_GT_TE_IL", 0),
-                            gt_env_int("BSOLVE_GT_TILEMAX", 4096)};
+    static gt_tile_cfg c = {bsi_env_int("BSOLVE_GT_SEQMAX", 16), bsi_env_int("BSOLVE_GT_PCR", 2),
+                            bsi_env_int("BSOLVE_GT_L", 0),
+                            bsi_env_int("BSOLVE_GT_TE", 0), bsi_env_int("BSOLVE_GT_TE_IL", 0),
+                            bsi_env_int("BSOLVE_GT_TILEMAX", 4096)};
     return c;
 }
 

@@ -39,12 +39,10 @@ struct bsq_geom {
 
 static int bsq_team_env()
 {
-    static int t = -1;
-    if (t < 0) {
-        const char *e = getenv("BSOLVE_QR_TEAM");
-        const int v = e ? atoi(e) : 0;
-        t = (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
-    }
+    static const int t = [] {
+        const int v = bsi_env_int("BSOLVE_QR_TEAM", 0);
+        return (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
+    }();
     return t;
 }
 
@@ -98,11 +96,7 @@ template <typename R, int T, int OP> static cudaError_t bsq_launch_t(const bsq_a
  * unset or other values: every layout. */
 static int bsq_reg_env()
 {
-    static int r = -2;
-    if (r == -2) {
-        const char *e = getenv("BSOLVE_QR_REG");
-        r = e && *e ? atoi(e) : -1;
-    }
+    static const int r = bsi_env_int("BSOLVE_QR_REG", -1);
     return r;
 }
 
@@ -157,11 +151,7 @@ template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R
  * turns it off (the team kernel there: A/B comparisons). */
 static int bsq_warp_env()
 {
-    static int r = -2;
-    if (r == -2) {
-        const char *e = getenv("BSOLVE_QR_WARP");
-        r = e && *e ? atoi(e) : -1;
-    }
+    static const int r = bsi_env_int("BSOLVE_QR_WARP", -1);
     return r;
 }
 
