@@ -145,8 +145,8 @@ template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R
 }
 
 /* ---- column-per-lane kernel (qr_warp.cuh) ---------------------------------------
- * gels with nrhs = 1 for m <= 32 outside the register kernel's buckets:
- * rows bucketed to M = 16 or 32, the team to L = 8, 16 or 32 lanes (n <=
+ * gels with nrhs = 1 for m <= 64, n <= 32 outside the register kernel's buckets:
+ * rows bucketed to M = 16, 32 or 64, the team to L = 8, 16 or 32 lanes (n <=
  * L; 4, 2 or 1 systems per warp).  BSOLVE_QR_WARP=0 in the environment
  * turns it off (the team kernel there: A/B comparisons). */
 static int bsq_warp_env()
@@ -159,7 +159,7 @@ static int bsq_warp_env()
 static int bsq_warp_bucket(int m, int n, int nrhs, int op)
 {
     if (bsq_warp_env() == 0 || op != BSQ_GELS || nrhs != 1) return 0;
-    const int M = m <= 16 ? 16 : m <= 32 ? 32 : 0;
+    const int M = m <= 16 ? 16 : m <= 32 ? 32 : m <= 64 ? 64 : 0;
     const int L = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 0;
     if (!M || !L || L > M) return 0;
     return M * 64 + L;
@@ -176,6 +176,9 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
     case 32 * 64 + 8: return bsq_launch_warp_t<R, 32, 8>(a, st);
     case 32 * 64 + 16: return bsq_launch_warp_t<R, 32, 16>(a, st);
     case 32 * 64 + 32: return bsq_launch_warp_t<R, 32, 32>(a, st);
+    case 64 * 64 + 8: return bsq_launch_warp_t<R, 64, 8>(a, st);
+    case 64 * 64 + 16: return bsq_launch_warp_t<R, 64, 16>(a, st);
+    case 64 * 64 + 32: return bsq_launch_warp_t<R, 64, 32>(a, st);
     default: return cudaErrorInvalidValue;
     }
 }

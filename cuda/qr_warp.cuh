@@ -1,14 +1,16 @@
 /*
  * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
- * and m <= 32 outside the register kernel's buckets (qr_reg.cuh), e.g. 16 x
- * 8, 16 x 16, 32 x 16, 32 x 32 (qr.cu's bsq_warp_bucket decides).  Rotation
+ * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
+ * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
+ * decides).  Rotation
  * formula (bsq_rot), scaling, rank test and non-finite handling are those
  * of the team kernel (qr_team.cuh), which stays the reference and takes
  * every other shape, geqrf and nrhs > 1 included.
  *
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns one
- * system.  Lane k holds column k of A (rows 0..M-1, M = 16 or 32 a
- * compile-time bucket, rows m..M-1 zero) in registers.  b needs no lane of
+ * system.  Lane k holds column k of A (rows 0..M-1, M = 16, 32 or 64 a
+ * compile-time bucket, rows m..M-1 zero) in registers (M = 64: about 170
+ * registers in FP64, a few bytes spilled, 3 blocks of 4 warps per SM).  b needs no lane of
  * its own (n = L columns plus b fit the team): it flows through the lanes
  * with the rotations, two rows in each lane at a time (see the step loop).
  *
@@ -274,7 +276,8 @@ template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args
 
 /* The (M, L) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
  * in parallel, and not again when only qr.cu changes). */
-#define BSQ_WARP_BUCKETS(X, R) X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32)
+#define BSQ_WARP_BUCKETS(X, R) \
+    X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32) X(R, 64, 8) X(R, 64, 16) X(R, 64, 32)
 #define BSQ_WARP_EXTERN(R, M, L) \
     extern template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, cudaStream_t);
 #define BSQ_WARP_INSTANTIATE(R, M, L) template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, cudaStream_t);
