@@ -148,7 +148,8 @@ template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R
  * gels with nrhs = 1 for m <= 64, n <= 32 outside the register kernel's buckets:
  * rows bucketed to M = 16, 32 or 64, the team to L = 8, 16 or 32 lanes (n <=
  * L; 4, 2 or 1 systems per warp).  BSOLVE_QR_WARP=0 in the environment
- * turns it off (the team kernel there: A/B comparisons). */
+ * turns it off (the team kernel there: A/B comparisons), =2 keeps the
+ * general copy for shapes equal to their bucket. */
 static int bsq_warp_env()
 {
     static const int r = bsi_env_int("BSOLVE_QR_WARP", -1);
@@ -170,15 +171,18 @@ BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, float)
 
 template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, int code, cudaStream_t st)
 {
+    /* the shape equal to its bucket gets a copy with the guards compiled out
+     * (BSOLVE_QR_WARP=2 keeps the general copy: A/B comparisons) */
+    const bool full = bsq_warp_env() != 2 && a.m == code / 64 && a.n == code % 64;
     switch (code) {
-    case 16 * 64 + 8: return bsq_launch_warp_t<R, 16, 8>(a, st);
-    case 16 * 64 + 16: return bsq_launch_warp_t<R, 16, 16>(a, st);
-    case 32 * 64 + 8: return bsq_launch_warp_t<R, 32, 8>(a, st);
-    case 32 * 64 + 16: return bsq_launch_warp_t<R, 32, 16>(a, st);
-    case 32 * 64 + 32: return bsq_launch_warp_t<R, 32, 32>(a, st);
-    case 64 * 64 + 8: return bsq_launch_warp_t<R, 64, 8>(a, st);
-    case 64 * 64 + 16: return bsq_launch_warp_t<R, 64, 16>(a, st);
-    case 64 * 64 + 32: return bsq_launch_warp_t<R, 64, 32>(a, st);
+    case 16 * 64 + 8: return bsq_launch_warp_t<R, 16, 8>(a, full, st);
+    case 16 * 64 + 16: return bsq_launch_warp_t<R, 16, 16>(a, full, st);
+    case 32 * 64 + 8: return bsq_launch_warp_t<R, 32, 8>(a, full, st);
+    case 32 * 64 + 16: return bsq_launch_warp_t<R, 32, 16>(a, full, st);
+    case 32 * 64 + 32: return bsq_launch_warp_t<R, 32, 32>(a, full, st);
+    case 64 * 64 + 8: return bsq_launch_warp_t<R, 64, 8>(a, full, st);
+    case 64 * 64 + 16: return bsq_launch_warp_t<R, 64, 16>(a, full, st);
+    case 64 * 64 + 32: return bsq_launch_warp_t<R, 64, 32>(a, full, st);
     default: return cudaErrorInvalidValue;
     }
 }

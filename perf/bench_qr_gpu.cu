@@ -15,7 +15,7 @@
  * system (A and b read, x written) over the measured D2D bandwidth.  Our x
  * is compared with cuBLAS's on the first 1000 systems (maxrel column).
  * BSOLVE_BENCH_OURS=1: only our dgels (team-size sweeps through
- * BSOLVE_QR_TEAM); BSOLVE_BENCH_SHAPES="16x16,32x64" (n x m) picks
+ * BSOLVE_QR_TEAM); BSOLVE_BENCH_SHAPES="16x16,32x64" (n x m, any shape) picks
  * shapes.  Writes bench_qr_gpu.csv in $BSOLVE_BENCH_DIR (default .).
  */
 #include <cublas_v2.h>
@@ -236,12 +236,21 @@ int main()
     if (csv && !ours_only) fprintf(csv, "n,m,batch,team,ours_il,ours_cm,cublas_gels,cublas_geqrf,lu_gesv_il,floor,maxrel\n");
     printf("| n | m | batch | floor/s | %%floor | ours IL | ours CM | cuBLAS gels | x gels IL | x gels CM | cuBLAS geqrf | LU gesv | QR/LU time | maxrel |\n");
     printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    const char *shapes = getenv("BSOLVE_BENCH_SHAPES"); /* e.g. "16x16,16x32": n x m */
-    for (int n : {4, 8, 16, 32, 64})
-        for (int m : {n, 2 * n})
-            if (!shapes || strstr(("," + std::string(shapes) + ",").c_str(),
-                                  ("," + std::to_string(n) + "x" + std::to_string(m) + ",").c_str()))
-                bench(ctx, h, m, n, mb, ours_only);
+    const char *shapes = getenv("BSOLVE_BENCH_SHAPES"); /* e.g. "16x16,8x32": n x m, any shape */
+    if (shapes) {
+        for (const char *p = shapes; *p;) {
+            int n = 0, m = 0, len = 0;
+            if (sscanf(p, "%dx%d%n", &n, &m, &len) != 2 || n < 1 || m < n || n > 64 || m > 128) {
+                fprintf(stderr, "BSOLVE_BENCH_SHAPES: expected n x m pairs with 1 <= n <= m, n <= 64, m <= 128 at '%s'\n", p);
+                return 1;
+            }
+            bench(ctx, h, m, n, mb, ours_only);
+            p += len;
+            if (*p == ',') p++;
+        }
+    } else
+        for (int n : {4, 8, 16, 32, 64})
+            for (int m : {n, 2 * n}) bench(ctx, h, m, n, mb, ours_only);
     if (csv) fclose(csv);
     cublasDestroy(h);
     bsolve_ctx_destroy(ctx);
