@@ -203,6 +203,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     CU(cudaMemcpy(dA, A, sa * es, cudaMemcpyHostToDevice));
     CU(cudaMemcpy(dB, B, sb * es, cudaMemcpyHostToDevice));
     CU(cudaMemset(dI, 0x5a, batch * 4));
+    /* us is a non-blocking stream: it does not wait for the legacy stream's
+     * copies (a pageable H2D cudaMemcpy may return before its DMA lands) */
+    CU(cudaDeviceSynchronize());
     bsolve_ctx_set_stream(gpu, us);
     bsolve_status s2 = gesv(gpu, dbl, pv, n, nrhs, batch, dA, la, dB, lb, dI);
     CHECK(s2 == 0 && bsolve_ctx_synchronize(gpu) == 0, "%s: device-pointer status %d (%s)", desc, s2,
@@ -279,6 +282,7 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
         CHECK(mism == 0, "%s: %ld getrf+getrs results off gesv", desc, mism);
         /* device getrs with info */
         CU(cudaMemcpy(dB, B, sb * es, cudaMemcpyHostToDevice));
+        CU(cudaDeviceSynchronize()); /* before us reads dB (see above) */
         bsolve_status f3 = getrs(gpu, dbl, lg, nrhs, dB, lb, dI);
         CHECK(f3 == 0 && bsolve_ctx_synchronize(gpu) == 0, "%s: device getrs", desc);
         CU(cudaMemcpy(X2, dB, sb * es, cudaMemcpyDeviceToHost));

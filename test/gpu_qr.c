@@ -290,6 +290,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     CU(cudaMemcpy(dA, A, sa * es, cudaMemcpyHostToDevice));
     CU(cudaMemcpy(dB, B, sb * es, cudaMemcpyHostToDevice));
     CU(cudaMemset(dI, 0x5a, batch * 4));
+    /* us is a non-blocking stream: it does not wait for the legacy stream's
+     * copies (a pageable H2D cudaMemcpy may return before its DMA lands) */
+    CU(cudaDeviceSynchronize());
     bsolve_ctx_set_stream(gpu, us);
     bsolve_status s2 = gels(gpu, dbl, m, n, nrhs, batch, dA, la, dB, lb, dI);
     CHECK(s2 == 0 && bsolve_ctx_synchronize(gpu) == 0, "%s: device-pointer status %d (%s)", desc, s2,
@@ -309,6 +312,7 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
         if (s3 == 0) s3 = geqrs(gpu, dbl, qg, nrhs, X3, lb, i4);
         CHECK(s3 == 0, "%s: geqrf/geqrs host %d (%s)", desc, s3, bsolve_ctx_message(gpu));
         CU(cudaMemcpy(dB, B, sb * es, cudaMemcpyHostToDevice));
+        CU(cudaDeviceSynchronize()); /* before us reads dB (see above) */
         s3 = geqrf(gpu, dbl, dA, la, qg, dI);
         if (s3 == 0) s3 = geqrs(gpu, dbl, qg, nrhs, dB, lb, NULL);
         CHECK(s3 == 0 && bsolve_ctx_synchronize(gpu) == 0, "%s: geqrf/geqrs device %d (%s)", desc, s3,
