@@ -153,6 +153,15 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
     /* FULL: the shape is the bucket (m = M, n = L): the guards of the step
      * loop are decided at compile time and drop out of the straight-line code */
     const int jmax = FULL ? min(L - 1, M - 2) : min(n - 1, m - 2), tfirst = FULL ? 0 : M - m, tlast = M - 2 + jmax;
+    /* IDN: a rotation of a padded row or column is published as the
+     * identity (c, s) = (1, 0), and every lane applies all rotations
+     * jlo..jhi of the bucket's step, real or not, with no branch per
+     * rotation.  Otherwise the applies stop at the last real rotation (a
+     * warp-uniform break per rotation: it costs the branch and, at the
+     * loop's exit, register moves).  H100, general copies at M = 32: 1.11x
+     * (32x32, 30x32), 1.13x (17x32), 1.12x (16x20) with IDN; at M = 64
+     * (24x48) 0.83x: 210 registers instead of 168, 8 warps per SM. */
+    constexpr bool IDN = !FULL && M <= 32;
     /* b flows through the team instead of being replicated (which cost M
      * registers and 4 operations per rotation in every lane).  At step t lane
      * k rotates rows (i-1, i) of b, i = M-1+2k-t: row i is the upper row of
@@ -184,8 +193,8 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         R c, s;
         const R r = bsq_rot<R>(f, g, c, s);
         V2 q;
-        q.x = c;
-        q.y = s;
+        q.x = IDN && !act ? R(1) : c;
+        q.y = IDN && !act ? R(0) : s;
         cs[warp][t & 1][lane] = q;
         g = act ? r : f;
         R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
@@ -207,7 +216,7 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
 #pragma unroll
         for (int j = 0; j < L; j++) {
             if (j < jlo || j > jhi) continue;
-            if (j > jtop) break; /* warp-uniform */
+            if (!IDN && !FULL && j > jtop) break; /* warp-uniform */
             const int i = M - 1 + 2 * j - t;
             const V2 w = cs[warp][t & 1][base + j];
             const R x = col[i - 1], y = col[i];
@@ -275,12 +284,13 @@ template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args
     const int64_t blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     /* Without its guards the compiler schedules more loads ahead: the FULL
-     * copy takes more registers (16x16 96 instead of 80, 32x32 168 instead
-     * of 112, 64x32 255 instead of 168) and, on the H100, ran 1.10-1.27x
-     * faster at 8x16, 16x16 and 32x64, the same at 16x32, and 0.90x at 32x32
-     * (12 warps per SM instead of 16; bounding it to 128 registers spills
-     * 260 bytes), which therefore has no FULL copy. */
-    constexpr bool has_full = !(M == 32 && L == 32);
+     * copy takes more registers (16x16 96 instead of 76, 32x16 138 / 120,
+     * 32x32 168 / 122, 64x32 255 / 168).  H100, FULL over the general copy
+     * (IDN at M <= 32): 8x16 1.09x, 16x16 1.06x, 8x32 1.07x, 8x64 1.15x,
+     * 16x64 1.21x, 32x64 1.28x; but 16x32 0.86x and 32x32 0.8x, where the
+     * registers cost a quarter of the warps (12 per SM instead of 16;
+     * bounding them to 128 spills, 260 bytes at 32x32): no FULL copy there. */
+    constexpr bool has_full = !(M == 32 && L >= 16);
     if constexpr (has_full) {
         if (full) {
             bsq_k_warp<R, M, L, true><<<(unsigned)blocks, BSQ_WARP_NW * 32, 0, st>>>(a);
