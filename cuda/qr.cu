@@ -172,7 +172,8 @@ BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, float)
 template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, int code, cudaStream_t st)
 {
     /* the shape equal to its bucket gets a copy with the guards compiled out
-     * (BSOLVE_QR_WARP=2 keeps the general copy: A/B comparisons) */
+     * where that measured faster (bsq_launch_warp_t; BSOLVE_QR_WARP=2 keeps
+     * the general copy: A/B comparisons) */
     const bool full = bsq_warp_env() != 2 && a.m == code / 64 && a.n == code % 64;
     switch (code) {
     case 16 * 64 + 8: return bsq_launch_warp_t<R, 16, 8>(a, full, st);

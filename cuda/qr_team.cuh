@@ -81,6 +81,17 @@ template <> struct bsq_lim<double> {
     static __device__ __forceinline__ double eps() { return DBL_EPSILON; }
     static __device__ __forceinline__ double tiny() { return DBL_MIN; }
     static __device__ __forceinline__ double nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+    /* rsqrt(x) for a normal x > 0 (all bsq_rot asks for): the math
+     * library's fast path -- the hardware estimate and the same refinement,
+     * bit for bit -- without its range check, a branch around an out-of-line
+     * call that fences the step's scheduling. */
+    static __device__ __forceinline__ double rsqrt(double x)
+    {
+        double y;
+        asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+        const double e = fma(-(y * y), x, 1.0);
+        return fma(fma(e, 0.375, 0.5), y * e, y);
+    }
     /* down = 2^-e, up = 2^e for u in [2^e, 2^(e+1)), e clamped so both are normal */
     static __device__ __forceinline__ void pow2(double u, double &down, double &up)
     {
@@ -98,6 +109,7 @@ template <> struct bsq_lim<float> {
     static __device__ __forceinline__ float eps() { return FLT_EPSILON; }
     static __device__ __forceinline__ float tiny() { return FLT_MIN; }
     static __device__ __forceinline__ float nan() { return __int_as_float(0x7fc00000); }
+    static __device__ __forceinline__ float rsqrt(float x) { return rsqrtf(x); }
     static __device__ __forceinline__ void pow2(float u, float &down, float &up)
     {
         int eb = __float_as_int(u) >> 23;
@@ -133,7 +145,7 @@ template <typename R> __device__ __forceinline__ R bsq_rot(R f, R g, R &c, R &s)
     }
     const R d2 = fma(fs, fs, gs * gs);
     const bool z = d2 == R(0); /* f = g = 0: the scaling leaves no other way to 0 */
-    const R rinv = copysign(rsqrt(z ? R(1) : d2), f);
+    const R rinv = copysign(L::rsqrt(z ? R(1) : d2), f); /* d2 normal: see the scaling */
     c = z ? R(1) : fs * rinv;
     s = z ? R(0) : gs * rinv;
     const R r = z ? f : d2 * rinv;

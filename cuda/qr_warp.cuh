@@ -19,9 +19,10 @@
  * step t = (M-1-i) + 2j; rotations of padded rows (i >= m) or columns
  * (j >= n) are skipped by warp-uniform guards, so that exactly the rotations
  * of the m x n system run, each meeting the operands it meets in column
- * order (qr_team.cuh argues this); a shape equal to its bucket (m = M,
- * n = L) runs a copy with these guards compiled out (FULL, see
- * bsq_launch_warp_t).  One step, fully unrolled so that every
+ * order (qr_team.cuh argues this).  At M <= 32 the general copy applies
+ * the padded rotations as identities instead (IDN: no branch per rotation);
+ * at M = 64 a shape equal to its bucket (m = M, n = L) runs a copy with
+ * the guards compiled out (FULL, see bsq_launch_warp_t).  One step, fully unrolled so that every
  * row index is a compile-time register index:
  *   1. lane j picks f, the upper entry of its rotation, out of its column
  *      (row M-2+2j-t: a compile-time row for each j, chosen by predicated
@@ -283,14 +284,16 @@ template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args
     const int64_t per = (int64_t)BSQ_WARP_NW * (32 / L);
     const int64_t blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    /* Without its guards the compiler schedules more loads ahead: the FULL
-     * copy takes more registers (16x16 96 instead of 76, 32x16 138 / 120,
-     * 32x32 168 / 122, 64x32 255 / 168).  H100, FULL over the general copy
-     * (IDN at M <= 32): 8x16 1.09x, 16x16 1.06x, 8x32 1.07x, 8x64 1.15x,
-     * 16x64 1.21x, 32x64 1.28x; but 16x32 0.86x and 32x32 0.8x, where the
-     * registers cost a quarter of the warps (12 per SM instead of 16;
-     * bounding them to 128 spills, 260 bytes at 32x32): no FULL copy there. */
-    constexpr bool has_full = !(M == 32 && L >= 16);
+    /* Without its guards the compiler schedules more loads ahead, and the
+     * FULL copy takes more registers (FP64: 16x16 128 instead of 72, 32x16
+     * 138 / 122, 32x32 168 / 120, 64x32 255 / 168).  H100, FULL over the
+     * general copy: 8x64 1.14x, 16x64 1.25x, 32x64 1.25x (M = 64, where the
+     * general copy keeps its per-rotation break); at M <= 32, against the
+     * branch-free general copy (IDN), 8x16 1.02x, 8x32 0.95x, 16x16 0.96x,
+     * 16x32 0.86x, 32x32 0.8x: the registers cost warps (bounding them
+     * spills: 260 bytes at 32x32 for 128 registers).  So FULL copies at
+     * M = 64 only. */
+    constexpr bool has_full = M == 64;
     if constexpr (has_full) {
         if (full) {
             bsq_k_warp<R, M, L, true><<<(unsigned)blocks, BSQ_WARP_NW * 32, 0, st>>>(a);
