@@ -2,17 +2,17 @@
  * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
  * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
  * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
- * decides).  Rotation
- * formula (bsq_rot), scaling, rank test and non-finite handling are those
- * of the team kernel (qr_team.cuh), which stays the reference and takes
- * every other shape, geqrf and nrhs > 1 included.
+ * decides).  Rotation formula (bsq_rot), scaling, rank test and non-finite
+ * handling are those of the team kernel (qr_team.cuh), which stays the
+ * reference and takes every other shape, geqrf and nrhs > 1 included.
  *
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns one
  * system.  Lane k holds column k of A (rows 0..M-1, M = 16, 32 or 64 a
  * compile-time bucket, rows m..M-1 zero) in registers (M = 64: about 170
- * registers in FP64, a few bytes spilled, 3 blocks of 4 warps per SM).  b needs no lane of
- * its own (n = L columns plus b fit the team): it flows through the lanes
- * with the rotations, two rows in each lane at a time (see the step loop).
+ * registers in FP64, a few bytes spilled, 3 blocks of 4 warps per SM).  b
+ * needs no lane of its own (n = L columns plus b fit the team): it flows
+ * through the lanes with the rotations, two rows in each lane at a time
+ * (see the step loop).
  *
  * Rotations in the Sameh-Kuck order of qr_team.cuh, with the steps numbered
  * from the bucket: rotation (i, j) (rows i-1, i, zeroing A(i,j)) runs at
@@ -22,8 +22,8 @@
  * order (qr_team.cuh argues this).  At M <= 32 the general copy applies
  * the padded rotations as identities instead (IDN: no branch per rotation);
  * at M = 64 a shape equal to its bucket (m = M, n = L) runs a copy with
- * the guards compiled out (FULL, see bsq_launch_warp_t).  One step, fully unrolled so that every
- * row index is a compile-time register index:
+ * the guards compiled out (FULL, see bsq_launch_warp_t).  One step, fully
+ * unrolled so that every row index is a compile-time register index:
  *   1. lane j picks f, the upper entry of its rotation, out of its column
  *      (row M-2+2j-t: a compile-time row for each j, chosen by a select
  *      tree on the lane index; g, the lower one, is the r of its previous
