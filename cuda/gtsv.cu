@@ -465,16 +465,19 @@ static int64_t gt_long_bottom()
     return b > 0 ? (b < 4096 ? b : 4096) : 4096;
 }
 
-/* Device memory for the reduced systems of the long method (one column). */
-static size_t gt_long_bytes(int64_t m, int64_t batch, size_t es)
+/* Device memory for the reduced systems of the long method (one column):
+ * the levels of gt_long_solve, 4 arrays of np rows each (3 of np1 more
+ * with the chunk reduction). */
+static size_t gt_long_bytes(int64_t m, int64_t batch, bool il, size_t es, int nsm)
 {
-    const int64_t L = 1 << gt_long_lsh(), bottom = gt_long_bottom();
+    const int64_t bottom = gt_long_bottom();
+    auto arr = [&](int64_t n) { return ((size_t)(n * batch) * es + 255) / 256 * 256; };
     size_t tot = 0;
-    for (int64_t n = m;;) {
-        const int64_t np = (n + L - 1) / L;
-        tot += 4 * (((size_t)(np * batch) * es + 255) / 256 * 256);
-        n = np;
-        if (np <= bottom) break;
+    for (int64_t n = m, l = 0; l < 24; l++) {
+        const gt_long_level v = gt_long_level_for(n, batch, il, es, nsm, l == 0, bottom);
+        tot += 4 * arr(v.np) + (v.red ? 3 * arr(v.np1) : 0);
+        n = v.np, il = false;
+        if (n <= bottom) break;
     }
     return tot;
 }
@@ -500,14 +503,16 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
     cudaError_t e;
     for (;;) {
         const bool il = cur.dis != 1 && cur.bis != 1;
-        const gt_long_shape s = gt_long_shape_for(cur.m, cur.batch, il, sizeof(R), ctx->cuda->nsm);
-        const int64_t np = (cur.m + (1 << s.lsh) - 1) >> s.lsh, cnt = np * cur.batch;
+        const gt_long_level v = gt_long_level_for(cur.m, cur.batch, il, sizeof(R), ctx->cuda->nsm, nl == 0, bottom);
+        const gt_long_shape &s = v.sh;
+        const int64_t np = v.np, cnt = np * cur.batch;
         gt_long_args<R> &G = lv[nl];
         memset(&G, 0, sizeof G);
-        G.A = cur, G.np = np, G.flag = flag, G.rinfo = rinfo, G.gen = gen;
+        G.A = cur, G.np = np, G.np1 = v.np1, G.red = v.red, G.flag = flag, G.rinfo = rinfo, G.gen = gen;
         G.C = s.C, G.S = s.S, G.ss = s.ss, G.nch = s.nch;
         if (nl == 0) G.info = info, G.merge = merge, G.scr = scr;
         G.RA = take(cnt), G.RB = take(cnt), G.RC = take(cnt), G.RD = take(cnt);
+        if (v.red) G.GI = take(v.np1 * cur.batch), G.VI = take(v.np1 * cur.batch), G.WI = take(v.np1 * cur.batch);
         sh[nl++] = s;
         /* every launch after the first overlaps its start with the one before */
         if ((e = gt_launch_long<R>(method, true, G, s, st, pdl && nl > 1)) != cudaSuccess) return e;
@@ -591,7 +596,8 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
     const int64_t sld = batch;
     const size_t sbytes = tile ? 256 : (size_t)(4 * m) * sld * sizeof(R);
     size_t wbytes = sbytes;
-    const size_t pbytes = part ? gt_long_bytes(m, batch, sizeof(R)) : 0;
+    const size_t pbytes =
+        part ? gt_long_bytes(m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm) : 0; /* il as gt_long_solve */
     if (part) wbytes = pbytes + sbytes; /* the fallback runs beside the last up pass */
     char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
     if (!work) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device workspace", fn, wbytes);

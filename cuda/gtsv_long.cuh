@@ -49,7 +49,10 @@
 template <typename R> struct gt_long_args {
     gt_tile_args<R> A;     /* the level's arrays; A.m rows, A.batch systems */
     R *RA, *RB, *RC, *RD;  /* reduced system: row p of system k at k*np + p (down writes, up reads RD = x) */
-    int64_t np;            /* partitions (reduced rows) per system */
+    int64_t np;            /* reduced rows per system: np1, or 2 * nch with the chunk reduction */
+    int64_t np1;           /* partitions per system */
+    int red;               /* chunk reduction (gt_chunk_reduce) on */
+    R *GI, *VI, *WI;       /* with it: x_p = GI - VI x_F - WI x_E for the chunk's inner partitions, at k*np1 + p */
     int32_t *flag;         /* per system: == gen where a guard failed in this call */
     const int32_t *rinfo;  /* per system: info of the bottom reduced system (up passes) */
     int32_t gen;
@@ -144,6 +147,76 @@ __device__ __forceinline__ void gt_part_x(int m, int p, IX I, const R *Lg, const
     Bv[I(s0 + ni)] = xe;
 }
 
+/* The chunk reduction (block-level SPIKE): the Pc reduced rows of a chunk
+ * (partition pl: a x_{pl-1} + b x_pl + c x_{pl+1} = d) shrink to two, those
+ * of the chunk's first and last partitions' unknowns F = x_0 and E = x_{Pc-1}:
+ * the inner rows 1..Pc-2 are solved by parallel cyclic reduction with three
+ * right-hand sides, x_pl = g - v F - w E, and folded into the outer two.
+ * Why: without it the reduced system has one row per partition (m / 16), and
+ * for short problems the kernels that solve it (one block of 4096 rows:
+ * 15 us for one system of 2^16 equations, or another level) cost more than
+ * the passes over the data; with it, 2 rows per chunk of ~500-1000
+ * equations.  Row 2q of the next level is F of chunk q, row 2q + 1 its E;
+ * with Pc == 1 (a system's last chunk) E is a dummy row x = 0.  PCR does not
+ * pivot: the guard of gt_reduced_pcr (divisors above GT_TOL times the
+ * chunk's largest inner entry, bounded growth) sends a failing system to
+ * the sequential fallback.  Every thread of the block calls this. */
+template <typename R>
+__device__ __forceinline__ void gt_chunk_reduce(const gt_long_args<R> &G, bool own, int t, int s, int pl, int Pc,
+                                                int P, int64_t k, int p, int64_t q, R ra, R rb, R rc, R rd, R *A_,
+                                                R *B_, R *C_, R *D_, R *E_, R *F_, R *smax)
+{
+    const bool inner = own && pl >= 1 && pl <= Pc - 2;
+    R a = inner && pl > 1 ? ra : R(0), b = inner ? rb : R(1), c = inner && pl < Pc - 2 ? rc : R(0);
+    R y0 = rd, y1 = pl == 1 ? ra : R(0), y2 = pl == Pc - 2 ? rc : R(0);
+    if (inner) gt_smax(smax + s, fmax(fabs(a), fmax(fabs(b), fabs(c))));
+    __syncthreads();
+    const R sm = inner ? smax[s] : R(0), tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
+    bool ok = true;
+    for (int h = 1; h < P - 2; h <<= 1) {
+        if (inner) A_[t] = a, B_[t] = R(1) / b, C_[t] = c, D_[t] = y0, E_[t] = y1, F_[t] = y2;
+        __syncthreads();
+        if (inner) {
+            ok = ok && fabs(b) >= tol;
+            R na = 0, nb = b, nc = 0, n0 = y0, n1 = y1, n2 = y2;
+            if (pl - h >= 1) {
+                const int o = t - h;
+                const R al = -a * B_[o];
+                na = al * A_[o], nb += al * C_[o], n0 += al * D_[o], n1 += al * E_[o], n2 += al * F_[o];
+            }
+            if (pl + h <= Pc - 2) {
+                const int o = t + h;
+                const R ga = -c * B_[o];
+                nc = ga * C_[o], nb += ga * A_[o], n0 += ga * D_[o], n1 += ga * E_[o], n2 += ga * F_[o];
+            }
+            a = na, b = nb, c = nc, y0 = n0, y1 = n1, y2 = n2;
+            ok = ok && fmax(fabs(a), fmax(fabs(b), fabs(c))) <= big;
+        }
+        __syncthreads();
+    }
+    if (inner) {
+        ok = ok && fabs(b) >= tol;
+        const R ib = R(1) / b, g = y0 * ib, v = y1 * ib, w = y2 * ib;
+        if (!ok || g != g || v != v || w != w) G.flag[k] = G.gen;
+        const int64_t o = k * G.np1 + p;
+        G.GI[o] = g, G.VI[o] = v, G.WI[o] = w;
+        D_[t] = g, E_[t] = v, F_[t] = w;
+    }
+    __syncthreads();
+    if (!own) return;
+    const int64_t o = k * G.np + 2 * q;
+    if (pl == 0) { /* row F: x_1 = g - v F - w E folded in */
+        R fb = rb, fc = Pc == 2 ? rc : R(0), fd = rd;
+        if (Pc >= 3) fb -= rc * E_[t + 1], fc = -rc * F_[t + 1], fd -= rc * D_[t + 1];
+        G.RA[o] = ra, G.RB[o] = fb, G.RC[o] = fc, G.RD[o] = fd;
+        if (Pc == 1) G.RA[o + 1] = 0, G.RB[o + 1] = 1, G.RC[o + 1] = 0, G.RD[o + 1] = 0;
+    } else if (pl == Pc - 1) { /* row E: x_{Pc-2} folded in */
+        R ea = Pc == 2 ? ra : R(0), eb = rb, ed = rd;
+        if (Pc >= 3) ea = -ra * E_[t - 1], eb -= ra * F_[t - 1], ed -= ra * D_[t - 1];
+        G.RA[o + 1] = ea, G.RB[o + 1] = eb, G.RC[o + 1] = rc, G.RD[o + 1] = ed;
+    }
+}
+
 template <typename R, int METHOD, int LSH>
 __global__ void __launch_bounds__(256) gt_long_down(const gt_long_args<R> G)
 {
@@ -158,6 +231,8 @@ __global__ void __launch_bounds__(256) gt_long_down(const gt_long_args<R> G)
     R *Lg = (R *)gt_lsm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
     const int NS = S * P + S; /* reduced slots: S*P own partitions, then S look-ahead ones */
     R *RA = Bv + S * ss, *RB = RA + NS, *RC = RB + NS, *RD = RC + NS, *GS = RD + NS, *VS = GS + NS, *WS = VS + NS;
+    R *smax = WS + NS; /* per system: largest inner entry of the chunk reduction */
+    if (threadIdx.x < S) smax[threadIdx.x] = 0; /* ordered by gt_long_load's barrier */
     gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
 
     /* threads S*P .. S*P+S-1 sweep the next chunk's first partition of each
@@ -179,13 +254,23 @@ __global__ void __launch_bounds__(256) gt_long_down(const gt_long_args<R> G)
         GS[t] = gs, VS[t] = vs, WS[t] = ws;
     }
     __syncthreads();
-    if (act && !look) { /* the look-ahead partition is guarded by its own block */
+    const bool own = act && !look; /* the look-ahead partition is guarded by its own block */
+    const int64_t k = k0 + s;
+    R ra = 0, rb = 1, rc = 0, rd = 0;
+    if (own) {
         const int nx = pl + 1 < P ? t + 1 : S * P + s;
-        R rb = RB[t], rc = RC[t], rd = RD[t];
+        ra = RA[t], rb = RB[t], rc = RC[t], rd = RD[t];
         if ((p + 1) * L < m) rb -= rc * VS[nx], rd -= rc * GS[nx], rc = -rc * WS[nx];
-        const int64_t k = k0 + s, o = k * G.np + p;
-        G.RA[o] = RA[t], G.RB[o] = rb, G.RC[o] = rc, G.RD[o] = rd;
         if (!ok) G.flag[k] = G.gen;
+        if (!G.red) {
+            const int64_t o = k * G.np + p;
+            G.RA[o] = ra, G.RB[o] = rb, G.RC[o] = rc, G.RD[o] = rd;
+        }
+    }
+    if (G.red) {
+        __syncthreads(); /* the look-ahead's GS/VS/WS are read: the arrays are free again */
+        const int left = (int)((m - c0 + L - 1) >> LSH), Pc = left < P ? left : P;
+        gt_chunk_reduce<R>(G, own, t, s, pl, Pc, P, k, p, c0 / G.C, ra, rb, rc, rd, RA, RB, RC, RD, GS, VS, smax);
     }
 }
 
@@ -216,7 +301,20 @@ __global__ void __launch_bounds__(256) gt_long_up(const gt_long_args<R> G)
     if (s < nsys && p * L < m && !skip[s]) {
         const int base = s * ss;
         auto I = [=](int i) { return base + (i - c0) + ((i - c0) >> LSH); };
-        const R xe = G.RD[k * G.np + p], xs1 = p > 0 ? G.RD[k * G.np + p - 1] : R(0);
+        R xe, xs1;
+        if (G.red) { /* the chunk's F and E, and the inner rows' x from them */
+            const int q = c0 / G.C, left = (m - c0 + L - 1) >> LSH, Pc = left < P ? left : P;
+            const R *X = G.RD + k * G.np + 2 * q;
+            const R F = X[0], E = X[1];
+            auto xr = [&](int l) {
+                const int64_t o = k * G.np1 + (c0 >> LSH) + l;
+                return l == 0 ? F : l == Pc - 1 ? E : G.GI[o] - G.VI[o] * F - G.WI[o] * E;
+            };
+            xe = xr(pl);
+            xs1 = pl > 0 ? xr(pl - 1) : q > 0 ? X[-1] : R(0);
+        } else {
+            xe = G.RD[k * G.np + p], xs1 = p > 0 ? G.RD[k * G.np + p - 1] : R(0);
+        }
         if ((p + 1) * L <= m)
             gt_part_x<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
         else
@@ -253,14 +351,15 @@ struct gt_long_shape {
  * rows, 8 or 16), BSOLVE_GT_LONG_TE (equations per block), BSOLVE_GT_LONG_BOTTOM
  * (largest reduced system handed to the tile kernel), BSOLVE_GT_PDL (0: the
  * levels' launches after the first are ordinary launches, not programmatic
- * dependent ones). */
+ * dependent ones), BSOLVE_GT_CHUNKRED (gt_long_level_for). */
 struct gt_long_cfg {
-    int L, te, bottom, pdl;
+    int L, te, bottom, pdl, red;
 };
 static const gt_long_cfg &gt_long_conf()
 {
     static gt_long_cfg c = {bsi_env_int("BSOLVE_GT_LONG_L", 0), bsi_env_int("BSOLVE_GT_LONG_TE", 0),
-                            bsi_env_int("BSOLVE_GT_LONG_BOTTOM", 0), bsi_env_int("BSOLVE_GT_PDL", 1)};
+                            bsi_env_int("BSOLVE_GT_LONG_BOTTOM", 0), bsi_env_int("BSOLVE_GT_PDL", 1),
+                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1)};
     return c;
 }
 
@@ -292,8 +391,37 @@ static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il,
     sh.ss = rows + ((rows - 1) >> sh.lsh) + 1;
     if (!(sh.ss & 1)) sh.ss++;
     sh.smem_up = (size_t)4 * sh.S * sh.ss * es;
-    sh.smem_down = sh.smem_up + (size_t)7 * (sh.S * P + sh.S) * es;
+    sh.smem_down = sh.smem_up + ((size_t)7 * (sh.S * P + sh.S) + sh.S) * es;
     return sh;
+}
+
+/* One level of the long method on systems of m rows: its shape, and the
+ * rows of the reduced system it writes. */
+struct gt_long_level {
+    gt_long_shape sh;
+    int64_t np1, np;
+    bool red;
+};
+static inline gt_long_level gt_long_level_for(int64_t m, int64_t batch, bool il, size_t es, int nsm, bool top,
+                                              int64_t bottom)
+{
+    gt_long_level v;
+    v.sh = gt_long_shape_for(m, batch, il, es, nsm);
+    v.np1 = (m + (1 << v.sh.lsh) - 1) >> v.sh.lsh;
+    /* The chunk reduction where it saves a level (the reduced system would
+     * not yet fit the bottom tile kernel), and at the top level only while
+     * the pass is latency-bound (few blocks): there its barriers and PCR
+     * cost more than a level's launches (H100, 2026-11-24: one system of
+     * 2^18 equations 6.8 -> 8.3e9/s, 2^22 x 1 24.7 -> 22.7, 2^18 x 16
+     * 26.5 -> 25.3 when applied everywhere).  BSOLVE_GT_CHUNKRED: 0 never,
+     * 2 wherever a chunk has 3 partitions or more, 3 below the top level. */
+    const int mode = gt_long_conf().red;
+    const int64_t blocks = (batch + v.sh.S - 1) / v.sh.S * v.sh.nch;
+    const bool useful = v.np1 > bottom && (top ? mode == 1 && blocks <= 8 * (int64_t)nsm : mode == 1 || mode == 3);
+    /* with 1 or 2 partitions per chunk there is nothing to fold */
+    v.red = (v.sh.C >> v.sh.lsh) >= 3 && (mode == 2 || useful);
+    v.np = v.red ? 2 * (int64_t)v.sh.nch : v.np1;
+    return v;
 }
 
 #endif

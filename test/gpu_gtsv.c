@@ -310,6 +310,19 @@ int main(void)
                 if (me) run_case(cpu, gpu, 0, me, RANDOM, m, 1, batch, ib % 2, 0, 0, 30);
                 if (me && ib < 2) run_case(cpu, gpu, 0, me, ZERODIAG, m - (m % 2), 1, batch, 0, 0, 0, 30);
             }
+    /* The chunk reduction's last chunk: one system of m < 2^13 is cut into
+     * chunks of 31 partitions of 16 rows (496 rows), so m = 8 * 496 + r
+     * leaves a last chunk of 1, 2 or 3 partitions (r = 1, 17, 33) or none
+     * short (r = 0); two systems interleaved get chunks of 15 partitions
+     * (240 rows): m = 14 * 240 + r. */
+    const int64_t cm[] = {3969, 3985, 4001, 3968}, cm2[] = {3361, 3377, 3393, 3360};
+    for (int i = 0; i < 4; i++)
+        for (int me = 0; me < 3; me++) {
+            expect_partition = 1;
+            run_case(cpu, gpu, (i + me) % 2, me, DIAGDOM, cm[i], 1, 1, (i + me) % 4, 0, 0, 30);
+            run_case(cpu, gpu, (i + me + 1) % 2, me, DIAGDOM, cm2[i], 1, 2, 2, 0, 0, 30);
+            expect_partition = 0;
+        }
     run_case(cpu, gpu, 1, 2, DIAGDOM, quick ? 1 << 12 : 1 << 16, 3, 5, 1, 1, 0, 30);
     run_case(cpu, gpu, 0, 1, DIAGDOM, quick ? 1 << 12 : 1 << 16, 2, 4, 0, 1, 0, 30);
     bsolve_ctx_destroy(cpu);
