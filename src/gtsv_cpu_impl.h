@@ -273,10 +273,11 @@ static inline vreal FN(gt_final_info)(vreal info, vreal probe)
 /* Contiguous systems are moved in TW x TW blocks transposed in registers
  * (TW rows of TW equations <-> TW tile rows of TW lanes): log2(TW) rounds of
  * two-input shuffles, each swapping the off-diagonal halves of ever larger
- * sub-blocks.  A scalar move per entry cost more than the sweep itself.  TW
- * is what one register holds (64 bytes with AVX-512, 32 otherwise): GCC
- * expands a shuffle wider than the target's registers lane by lane.
- * Compilers without __builtin_shuffle keep the scalar moves. */
+ * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block instead
+ * of 2*TW*TW scalar moves.  TW is what one register holds (64 bytes with
+ * AVX-512, 32 otherwise): GCC expands a shuffle wider than the target's
+ * registers lane by lane.  Compilers without __builtin_shuffle keep the
+ * scalar moves. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define GT_TRANSPOSE 1
 #if defined(__AVX512F__)
