@@ -9,6 +9,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BSI_IMPL "gtsv_cpu_impl.h"
 #include "tmpl_each.h"

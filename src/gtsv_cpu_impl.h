@@ -270,16 +270,81 @@ static inline vreal FN(gt_final_info)(vreal info, vreal probe)
 
 /* ---- packing: WW systems of `cols` m-vectors <-> one super-tile ----------- */
 
+/* Contiguous systems are moved in TW x TW blocks transposed in registers
+ * (TW rows of TW equations <-> TW tile rows of TW lanes): log2(TW) rounds of
+ * two-input shuffles, each swapping the off-diagonal halves of ever larger
+ * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block instead
+ * of 2*TW*TW scalar moves.  TW is what one register holds (64 bytes with
+ * AVX-512, 32 otherwise): GCC expands a shuffle wider than the target's
+ * registers lane by lane.  Compilers without __builtin_shuffle keep the
+ * scalar moves. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GT_TRANSPOSE 1
+#if defined(__AVX512F__)
+#define GT_TW (64 / (int)sizeof(real))
+typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
+#else
+#define GT_TW (32 / (int)sizeof(real))
+typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
+#endif
+typedef __typeof__(((vmask){0})[0]) FN(gt_it);
+typedef FN(gt_it) FN(gt_mt) __attribute__((vector_size(sizeof(FN(gt_vt)))));
+
+/* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k]. */
+static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *restrict s, const int64_t ss,
+                                                                   real *restrict d, const int64_t ds)
+{
+    static const FN(gt_it) iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    FN(gt_mt) io;
+    memcpy(&io, iota, sizeof io);
+    FN(gt_vt) r[GT_TW];
+    for (int k = 0; k < GT_TW; k++) r[k] = *(const FN(gt_vt) *)(s + k * ss);
+    for (int h = 1; h < GT_TW; h *= 2) {
+        /* rows k and k + h (k & h = 0) exchange their entries e & h != 0 and e & h = 0 */
+        const FN(gt_mt) lo = io + (((io & h) != 0) & (GT_TW - h)), hi = lo + h;
+        for (int k = 0; k < GT_TW; k++)
+            if (!(k & h)) {
+                const FN(gt_vt) a = r[k], b = r[k + h];
+                r[k] = __builtin_shuffle(a, b, lo);
+                r[k + h] = __builtin_shuffle(a, b, hi);
+            }
+    }
+    for (int k = 0; k < GT_TW; k++) *(FN(gt_vt) *)(d + k * ds) = r[k];
+}
+#else
+#define GT_TRANSPOSE 0
+#endif
+
+/* Lanes [0, count) from contiguous m-vectors `stride` apart into a
+ * super-tile plane (pack) or back (!pack).  Lane ln, equation i is at
+ * from[ln*fl + i*fe] and to[ln*tl + i*te].  Only the last m % TW equations
+ * and count % TW lanes move one by one. */
+static inline __attribute__((always_inline)) void FN(gt_move_ct)(const int pack, const real *restrict from,
+                                                                 real *restrict to, const int64_t stride,
+                                                                 const int64_t m, const int count)
+{
+    const int64_t fl = pack ? stride : 1, fe = pack ? 1 : WW, tl = pack ? 1 : stride, te = pack ? WW : 1;
+    int l0 = 0;
+#if GT_TRANSPOSE
+    const int64_t me = m - m % GT_TW;
+    for (; l0 + GT_TW <= count; l0 += GT_TW) {
+        for (int64_t i = 0; i < me; i += GT_TW)
+            FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride);
+        for (int64_t i = me; i < m; i++)
+            for (int ln = l0; ln < l0 + GT_TW; ln++) to[ln * tl + i * te] = from[ln * fl + i * fe];
+    }
+#endif
+    for (int ln = l0; ln < count; ln++)
+        for (int64_t i = 0; i < m; i++) to[ln * tl + i * te] = from[ln * fl + i * fe];
+}
+
 static void FN(gt_pack)(real *restrict t, const real *restrict src, bsolve_tlayout l, int64_t m, int cols, int64_t k0,
                         int count, real pad)
 {
     for (int j = 0; j < cols; j++) {
         real *tj = t + (int64_t)j * m * WW;
         if (l.kind == BSOLVE_TCONTIGUOUS) {
-            for (int ln = 0; ln < count; ln++) {
-                const real *s = src + (k0 + ln) * l.stride + (int64_t)j * l.ld;
-                for (int64_t i = 0; i < m; i++) tj[i * WW + ln] = s[i];
-            }
+            FN(gt_move_ct)(1, src + k0 * l.stride + (int64_t)j * l.ld, tj, l.stride, m, count);
         } else {
             for (int64_t i = 0; i < m; i++) {
                 const real *s = src + ((int64_t)j * m + i) * l.ld + k0;
@@ -297,10 +362,7 @@ static void FN(gt_unpack)(const real *restrict t, real *restrict dst, bsolve_tla
     for (int j = 0; j < cols; j++) {
         const real *tj = t + (int64_t)j * m * WW;
         if (l.kind == BSOLVE_TCONTIGUOUS) {
-            for (int ln = 0; ln < count; ln++) {
-                real *s = dst + (k0 + ln) * l.stride + (int64_t)j * l.ld;
-                for (int64_t i = 0; i < m; i++) s[i] = tj[i * WW + ln];
-            }
+            FN(gt_move_ct)(0, tj, dst + k0 * l.stride + (int64_t)j * l.ld, l.stride, m, count);
         } else {
             for (int64_t i = 0; i < m; i++) {
                 real *s = dst + ((int64_t)j * m + i) * l.ld + k0;
@@ -505,3 +567,5 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
 #undef STV
 #undef GT_MBITS
 #undef GT_EMAXB
+#undef GT_TW
+#undef GT_TRANSPOSE

@@ -652,6 +652,75 @@ START_TEST(t_args)
 }
 END_TEST
 
+/* Contiguous systems move through the CPU backend's super-tiles (32 double
+ * or 64 float systems) in register-transposed blocks of 4..16 lanes and
+ * equations, with the rest one by one: the answers must be bitwise those of
+ * the same batch interleaved, for m and batch off every block size, several
+ * whole super-tiles, stride > m and nrhs > 1. */
+static void run_contig_tiles(bsolve_precision p, int trf)
+{
+    bsolve_ctx *ctx = tl_ctx();
+    const int64_t ms[] = {7, 16, 17, 33, 100}, batch = 141;
+    double *x = malloc(sizeof(double) * 100), *y = malloc(sizeof(double) * 100);
+    for (int im = 0; im < 5; im++)
+        for (int64_t nrhs = 1; nrhs <= 3; nrhs += 2)
+            for (int method = 0; method < 3; method++) {
+                const int64_t m = ms[im];
+                batch_t c, il;
+                batch_make(&c, p, m, nrhs, batch, BSOLVE_TCONTIGUOUS, BSOLVE_TCONTIGUOUS, 1);
+                batch_make(&il, p, m, nrhs, batch, BSOLVE_TINTERLEAVED, BSOLVE_TINTERLEAVED, 0);
+                tl_rng r;
+                tl_rng_seed(&r, tl_seed(2000 + m, method + 3 * (int)nrhs + 10 * trf));
+                for (int64_t k = 0; k < batch; k++)
+                    gen_system(&r, F_DIAGDOM, m, nrhs, p == BSOLVE_PREC_S, c.rdl + k * m, c.rd + k * m, c.rdu + k * m,
+                               c.rb + k * m * nrhs);
+                memcpy(il.rdl, c.rdl, sizeof(double) * m * batch), memcpy(il.rd, c.rd, sizeof(double) * m * batch);
+                memcpy(il.rdu, c.rdu, sizeof(double) * m * batch);
+                memcpy(il.rb, c.rb, sizeof(double) * m * nrhs * batch);
+                batch_load(&c);
+                batch_load(&il);
+                bsolve_status s = batch_solve(ctx, &c, method, trf);
+                TL_EXPECT(s == BSOLVE_SUCCESS, "status %s: %s", tl_status_name(s), bsolve_ctx_message(ctx));
+                bsolve_status si = batch_solve(ctx, &il, method, trf);
+                TL_EXPECT(si == BSOLVE_SUCCESS, "interleaved status %s", tl_status_name(si));
+                if (s == BSOLVE_SUCCESS && si == BSOLVE_SUCCESS) {
+                    batch_check_memory(&c, "contiguous tiles");
+                    int64_t differ = 0;
+                    for (int64_t k = 0; k < batch; k++) {
+                        TL_EXPECT(c.info[k] == 0 && il.info[k] == 0, "system %lld: info = %d, interleaved %d",
+                                  (long long)k, c.info[k], il.info[k]);
+                        for (int64_t j = 0; j < nrhs; j++) {
+                            batch_x(&c, k, j, x);
+                            batch_x(&il, k, j, y);
+                            differ += memcmp(x, y, sizeof(double) * m) != 0;
+                            const double br = bwd_ratio(m, c.rdl + k * m, c.rd + k * m, c.rdu + k * m,
+                                                        c.rb + (k * nrhs + j) * m, x, tl_eps(p));
+                            TL_EXPECT(br < TL_BWD_MAX, "system %lld rhs %lld: backward error ratio %.3g",
+                                      (long long)k, (long long)j, br);
+                            if (p == BSOLVE_PREC_D && method == BSOLVE_GTSV_PARTIAL) {
+                                TL_EXPECT(ref_lapack(&c, k, j, y) == 0, "LAPACKE_dgtsv failed");
+                                const double rd = rel_diff(m, x, y);
+                                TL_EXPECT(rd < 1e-11, "system %lld: differs from LAPACKE_dgtsv by %.3g",
+                                          (long long)k, rd);
+                            }
+                        }
+                    }
+                    TL_EXPECT(differ == 0, "%lld solutions differ from the interleaved layout's", (long long)differ);
+                }
+                TL_CLEAN("%s %s %s m=%lld nrhs=%lld batch=%lld contiguous vs interleaved", trf ? "gttrf+gttrs" : "gtsv",
+                         tl_prec_name(p), meth_name[method], (long long)m, (long long)nrhs, (long long)batch);
+                batch_free(&c);
+                batch_free(&il);
+            }
+    free(x), free(y);
+    bsolve_ctx_destroy(ctx);
+}
+
+START_TEST(t_contig_d) { run_contig_tiles(BSOLVE_PREC_D, 0); run_contig_tiles(BSOLVE_PREC_D, 1); }
+END_TEST
+START_TEST(t_contig_s) { run_contig_tiles(BSOLVE_PREC_S, 0); run_contig_tiles(BSOLVE_PREC_S, 1); }
+END_TEST
+
 /* Threads: the same answers with 1 and 2 threads (bitwise). */
 START_TEST(t_threads)
 {
@@ -693,6 +762,8 @@ int main(void)
     tcase_add_test(tc, t_bad_s);
     tcase_add_test(tc, t_bad_trf);
     tcase_add_test(tc, t_threads);
+    tcase_add_test(tc, t_contig_d);
+    tcase_add_test(tc, t_contig_s);
     suite_add_tcase(s, tc);
     return tl_main(s);
 }
