@@ -420,8 +420,15 @@ __device__ __forceinline__ void gt_grid_wait()
 #endif
 }
 
+/* 8-row partitions (LSH == 3) serve m = 17..2048 in blocks of up to 128
+ * threads at m >= 512: a ceiling of 128 registers (2 blocks of 256) keeps 4
+ * such blocks resident.  Left free, ptxas had given PARTIAL 132 registers
+ * in one build (3 blocks, 15% slower at m = 1024; H100, 2026-11-24). */
+#ifndef BSI_GT_TILE_MINB3
+#define BSI_GT_TILE_MINB3 2
+#endif
 template <typename R, int METHOD, int LSH>
-__global__ void __launch_bounds__(256) gt_tilek(const gt_tile_args<R> A)
+__global__ void __launch_bounds__(256, LSH == 3 ? BSI_GT_TILE_MINB3 : 0) gt_tilek(const gt_tile_args<R> A)
 {
     gt_grid_wait();
     constexpr int L = 1 << LSH; /* partition rows (P > 1; A.lsh == LSH there) */
