@@ -28,17 +28,6 @@ typedef real FN(gt_vu) __attribute__((vector_size(64), aligned(sizeof(real))));
 #define GT_EMAXB (sizeof(real) == 8 ? 2046 : 254) /* largest biased exponent of a finite number */
 
 static inline vreal FN(gt_splat)(real x) { return FN(bsi_set1)(x); }
-static inline vreal FN(gt_sqrt)(vreal x)
-{
-#if defined(__AVX512F__)
-    if (sizeof(real) == 8) return (vreal)_mm512_sqrt_pd((__m512d)x);
-    return (vreal)_mm512_sqrt_ps((__m512)x);
-#else
-    vreal r;
-    for (int l = 0; l < BSI_W; l++) r[l] = sizeof(real) == 8 ? sqrt(x[l]) : sqrtf(x[l]);
-    return r;
-#endif
-}
 static inline vmask FN(gt_isel)(vmask m, vmask a, vmask b) { return (m & a) | (~m & b); }
 
 /* One elimination step (see the top of the file). */
@@ -48,7 +37,7 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
 {
     const vreal one = FN(gt_splat)(1), zro = FN(gt_splat)(0);
     if (method == BSOLVE_GTSV_THOMAS) {
-        const vmask z = *c0 == zro;
+        const vmask z = FN(bsi_eq)(*c0, zro);
         const vreal r = one / FN(bsi_sel)(z, one, *c0);
         const vreal l = a * r;
         *q0 = l;
@@ -61,9 +50,9 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
         *c1 = nu;
     } else if (method == BSOLVE_GTSV_PARTIAL) {
         /* As LAPACK dgttrf: no interchange when |d| >= |dl|. */
-        const vmask sw = FN(bsi_abs)(a) > FN(bsi_abs)(*c0);
+        const vmask sw = FN(bsi_gt)(FN(bsi_abs)(a), FN(bsi_abs)(*c0));
         const vreal piv = FN(bsi_sel)(sw, a, *c0), oth = FN(bsi_sel)(sw, *c0, a);
-        const vmask z = piv == zro;
+        const vmask z = FN(bsi_eq)(piv, zro);
         const vreal r = one / FN(bsi_sel)(z, one, piv);
         const vreal l = oth * r; /* 0 when both are zero */
         const vreal uu1 = FN(bsi_sel)(sw, nd, *c1);
@@ -80,15 +69,15 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
          * of two 2^-e (u = max(|f|, |a|) in [2^e, 2^(e+1))) so that neither
          * the squares overflow nor small entries flush to zero (dlartg). */
         const vreal f = *c0;
-        const vreal u = FN(bsi_sel)(FN(bsi_abs)(f) > FN(bsi_abs)(a), FN(bsi_abs)(f), FN(bsi_abs)(a));
+        const vreal u = FN(bsi_sel)(FN(bsi_gt)(FN(bsi_abs)(f), FN(bsi_abs)(a)), FN(bsi_abs)(f), FN(bsi_abs)(a));
         vmask eb = (vmask)u >> GT_MBITS;
         const vmask lo = (vmask){0} + 1, hi = (vmask){0} + (GT_EMAXB - 1);
-        eb = FN(gt_isel)(eb < lo, lo, eb);
-        eb = FN(gt_isel)(eb > hi, hi, eb);
+        eb = FN(gt_isel)(FN(bsi_ilt)(eb, lo), lo, eb);
+        eb = FN(gt_isel)(FN(bsi_igt)(eb, hi), hi, eb);
         const vreal sc = (vreal)(((vmask){0} + GT_EMAXB - eb) << GT_MBITS); /* 2^-e */
         const vreal fs = f * sc, gs = a * sc;
-        const vreal dsq = FN(gt_sqrt)(fs * fs + gs * gs);
-        const vmask z = dsq == zro;
+        const vreal dsq = FN(bsi_sqrt)(fs * fs + gs * gs);
+        const vmask z = FN(bsi_eq)(dsq, zro);
         const vreal idd = one / FN(bsi_sel)(z, one, dsq);
         const vreal c = FN(bsi_sel)(z, one, fs * idd), s = gs * idd;
         *q0 = c;
@@ -112,7 +101,7 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
         return bc;
     }
     if (method == BSOLVE_GTSV_PARTIAL) {
-        const vmask sw = q1 != FN(gt_splat)(0);
+        const vmask sw = FN(bsi_ne)(q1, FN(gt_splat)(0));
         const vreal y = FN(bsi_sel)(sw, *nb, bc);
         *nb = FN(bsi_sel)(sw, bc, *nb) - q0 * y;
         return y;
@@ -174,7 +163,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
             vreal q0, q1, r, u1, u2;
             vmask z;
             FN(gt_step)(method, &c0[t], &c1[t], a, nd, nu, &q0, &q1, &r, &u1, &u2, &z);
-            inf[t] = FN(bsi_sel)(z & (inf[t] == zro), FN(gt_splat)((real)(i + 1)), inf[t]);
+            inf[t] = FN(bsi_sel)(z & FN(bsi_eq)(inf[t], zro), FN(gt_splat)((real)(i + 1)), inf[t]);
             const int64_t w = i * WW + t * BSI_W;
             if (F) {
                 *(vreal *)(P0 + w) = q0;
@@ -196,9 +185,9 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
     }
     const vreal one = FN(gt_splat)(1);
     for (int t = 0; t < NT; t++) {
-        const vmask z = c0[t] == zro;
+        const vmask z = FN(bsi_eq)(c0[t], zro);
         const int64_t w = (m - 1) * WW + t * BSI_W;
-        info[t] = FN(bsi_sel)(z & (inf[t] == zro), FN(gt_splat)((real)m), inf[t]);
+        info[t] = FN(bsi_sel)(z & FN(bsi_eq)(inf[t], zro), FN(gt_splat)((real)m), inf[t]);
         *(vreal *)(Pr + w) = one / FN(bsi_sel)(z, one, c0[t]);
         *(vreal *)(Pu1 + w) = zro;
         *(vreal *)(Pu2 + w) = zro;
@@ -265,7 +254,7 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
 /* Final info of a tile from the elimination info and the probe. */
 static inline vreal FN(gt_final_info)(vreal info, vreal probe)
 {
-    return FN(bsi_sel)(probe != probe, FN(gt_splat)(-1), info);
+    return FN(bsi_sel)(FN(bsi_isnan)(probe), FN(gt_splat)(-1), info);
 }
 
 /* ---- packing: WW systems of `cols` m-vectors <-> one super-tile ----------- */
@@ -430,7 +419,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     FN(gt_forward)(method, m, pdl, pd, pdu, es, NULL, R, bb, bes, bcs, nrhs, inf, probe);
     for (int t = 0; t < NT; t++) {
         inf[t] = FN(gt_final_info)(inf[t], probe[t]);
-        fail[t] = inf[t] != FN(gt_splat)(0);
+        fail[t] = FN(bsi_ne)(inf[t], FN(gt_splat)(0));
     }
     FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail);
     if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, count);
@@ -551,7 +540,7 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
             for (int l = 0; l < WW; l++) inf[l / BSI_W][l % BSI_W] = l < cnt ? (real)gt->info[k0 + l] : 0;
             for (int q = 0; q < NT; q++) {
                 inf[q] = FN(gt_final_info)(inf[q], probe[q]);
-                fail[q] = inf[q] != FN(gt_splat)(0);
+                fail[q] = FN(bsi_ne)(inf[q], FN(gt_splat)(0));
             }
             FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail);
             if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, cnt);

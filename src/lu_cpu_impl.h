@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) void FN(apply_step)(const int n, co
     if (pivot != BSOLVE_PIVOT_NONE) {
         const vreal u = FN(bsi_gather)(col, pk, BSI_W), o = C(k);
         C(k) = u;
-        for (int i = k + 1; i < n; i++) C(i) = FN(bsi_sel)(pk == FN(splat)(i), o, C(i)) - V(T, i, k) * u;
+        for (int i = k + 1; i < n; i++) C(i) = FN(bsi_sel)(FN(bsi_eq)(pk, FN(splat)(i)), o, C(i)) - V(T, i, k) * u;
     } else {
         const vreal u = C(k);
         for (int i = k + 1; i < n; i++) C(i) -= V(T, i, k) * u;
@@ -132,7 +132,7 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
                 for (int j = k; j < (pivot == BSOLVE_PIVOT_FULL ? n : k + 1); j++)
                     for (int i = k; i < n; i++) {
                         vreal v = FN(bsi_abs)(V(T, i, j));
-                        vmask m = v > best;
+                        vmask m = FN(bsi_gt)(v, best);
                         best = FN(bsi_sel)(m, v, best);
                         pi = FN(bsi_sel)(m, FN(splat)(i), pi);
                         if (pivot == BSOLVE_PIVOT_FULL) pj = FN(bsi_sel)(m, FN(splat)(j), pj);
@@ -150,8 +150,8 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
             piv[k] = pi;
             /* Column k: pivot, reciprocal, multipliers. */
             const vreal u = pivot == BSOLVE_PIVOT_NONE ? V(T, k, k) : FN(bsi_gather)(T + IX(0, k), pi, BSI_W);
-            const vmask z = u == 0;
-            zinfo = FN(bsi_sel)(z & (zinfo == FN(splat)(0)), FN(splat)(k + 1), zinfo);
+            const vmask z = FN(bsi_eq)(u, FN(splat)(0));
+            zinfo = FN(bsi_sel)(z & FN(bsi_eq)(zinfo, FN(splat)(0)), FN(splat)(k + 1), zinfo);
             /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
              * scaling; the system is reported and its solution NaN-filled. */
             const vreal r = 1 / FN(bsi_sel)(z, FN(splat)(1), u);
@@ -159,14 +159,13 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
             /* A pivot below 1/REAL_MAX has an infinite reciprocal: such
              * lanes divide, as LAPACK's dgetf2 does below sfmin.  Rare, so
              * tested once per column and the common path stays a multiply. */
-            const vmask tiny = (FN(bsi_abs)(r) == FN(splat)(INFINITY));
-            int any_tiny = 0;
-            for (int l = 0; l < BSI_W; l++) any_tiny |= tiny[l] != 0;
+            const vmask tiny = FN(bsi_eq)(FN(bsi_abs)(r), FN(splat)(INFINITY));
+            const int any_tiny = FN(bsi_any)(tiny);
             const vreal o = V(T, k, k);
             V(T, k, k) = u;
             for (int i = k + 1; i < n; i++) {
                 vreal t = V(T, i, k);
-                if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(pi == FN(splat)(i), o, t);
+                if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(FN(bsi_eq)(pi, FN(splat)(i)), o, t);
                 V(T, i, k) = any_tiny ? FN(bsi_sel)(tiny, t / u, t * r) : t * r;
             }
         }
@@ -203,14 +202,13 @@ FN(back_solve)(const int n, const bsolve_pivot pivot, const real *restrict T, co
     /* An infinite reciprocal marks a pivot below 1/REAL_MAX (see factor):
      * tiles holding one divide by the diagonal instead. */
     int any_tiny = 0;
-    for (int i = 0; i < n; i++)
-        for (int l = 0; l < BSI_W; l++) any_tiny |= FN(bsi_abs)(rd[i])[l] == INFINITY;
+    for (int i = 0; i < n; i++) any_tiny |= FN(bsi_any)(FN(bsi_eq)(FN(bsi_abs)(rd[i]), FN(splat)(INFINITY)));
     for (int c = 0; c < nrhs; c++)
         for (int i = n - 1; i >= 0; i--) {
             vreal acc = V(B, i, c);
             for (int j = i + 1; j < n; j++) acc -= V(T, i, j) * V(B, j, c);
-            V(B, i, c) = any_tiny ? FN(bsi_sel)(FN(bsi_abs)(rd[i]) == FN(splat)(INFINITY), acc / V(T, i, i),
-                                                acc * rd[i])
+            V(B, i, c) = any_tiny ? FN(bsi_sel)(FN(bsi_eq)(FN(bsi_abs)(rd[i]), FN(splat)(INFINITY)),
+                                                acc / V(T, i, i), acc * rd[i])
                                   : acc * rd[i];
         }
     if (pivot == BSOLVE_PIVOT_FULL)

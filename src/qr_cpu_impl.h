@@ -29,21 +29,7 @@
 #define QR_TINY ((real)(sizeof(real) == 8 ? DBL_MIN : FLT_MIN))
 
 static inline vreal FN(qr_splat)(real x) { return FN(bsi_set1)(x); }
-static inline vreal FN(qr_max)(vreal a, vreal b) { return FN(bsi_sel)(a > b, a, b); }
-
-/* 1 when every lane of m is set.  (With AVX-512 one test instruction; the
- * lane loop would extract every lane.) */
-static inline int FN(qr_all)(vmask m)
-{
-#if defined(__AVX512F__)
-    if (sizeof(real) == 8) return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) == 0xFF;
-    return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) == 0xFFFF;
-#else
-    int a = 1;
-    for (int l = 0; l < BSI_W; l++) a &= m[l] != 0;
-    return a;
-#endif
-}
+static inline vreal FN(qr_max)(vreal a, vreal b) { return FN(bsi_sel)(FN(bsi_gt)(a, b), a, b); }
 
 /* down = 2^-e and up = 2^e for u >= 0 in [2^e, 2^(e+1)), e clamped so that
  * both are normal numbers: scaling by them is exact. */
@@ -51,9 +37,9 @@ static inline void FN(qr_pow2)(vreal u, vreal *down, vreal *up)
 {
     vmask eb = (vmask)u >> QR_MBITS;
     const vmask lo = (vmask){0} + 1, hi = (vmask){0} + (QR_EMAXB - 1);
-    vmask t = eb < lo;
+    vmask t = FN(bsi_ilt)(eb, lo);
     eb = (t & lo) | (~t & eb);
-    t = eb > hi;
+    t = FN(bsi_igt)(eb, hi);
     eb = (t & hi) | (~t & eb);
     *down = (vreal)(((vmask){0} + QR_EMAXB - eb) << QR_MBITS);
     *up = (vreal)(eb << QR_MBITS);
@@ -76,10 +62,8 @@ static inline void FN(qr_sqrt_rsqrt)(vreal x, vreal *sq, vreal *rs)
     const vreal h = x * (real)0.5, half = FN(qr_splat)((real)0.5);
     for (int it = 0; it < (sizeof(real) == 8 ? 2 : 1); it++) *rs += *rs * (half - h * *rs * *rs);
 #else
-    for (int l = 0; l < BSI_W; l++) {
-        (*sq)[l] = sizeof(real) == 8 ? sqrt(x[l]) : sqrtf(x[l]);
-        (*rs)[l] = 1 / (*sq)[l];
-    }
+    *sq = FN(bsi_sqrt)(x);
+    *rs = 1 / *sq;
 #endif
 }
 
@@ -91,7 +75,8 @@ static inline __attribute__((always_inline)) vreal FN(qr_rot)(vreal f, vreal g, 
 {
     const vreal one = FN(qr_splat)(1), zro = FN(qr_splat)(0);
     const vreal u = FN(qr_max)(FN(bsi_abs)(f), FN(bsi_abs)(g));
-    const int scaled = !FN(qr_all)(((u >= FN(qr_splat)(QR_RTMIN)) & (u <= FN(qr_splat)(QR_RTMAX))) | (u == zro));
+    const int scaled =
+        !FN(bsi_all)((FN(bsi_ge)(u, FN(qr_splat)(QR_RTMIN)) & FN(bsi_le)(u, FN(qr_splat)(QR_RTMAX))) | FN(bsi_eq)(u, zro));
     vreal fs = f, gs = g, up = one;
     if (__builtin_expect(scaled, 0)) {
         vreal down;
@@ -100,7 +85,7 @@ static inline __attribute__((always_inline)) vreal FN(qr_rot)(vreal f, vreal g, 
         gs = g * down;
     }
     const vreal d2 = fs * fs + gs * gs;
-    const vmask z = d2 == zro; /* f = g = 0: nothing else underflows to 0 here */
+    const vmask z = FN(bsi_eq)(d2, zro); /* f = g = 0: nothing else underflows to 0 here */
     vreal d, rd;
     FN(qr_sqrt_rsqrt)(FN(bsi_sel)(z, one, d2), &d, &rd);
     const vmask sgn = (vmask)f & (vmask)FN(qr_splat)(-0.0f);
@@ -240,7 +225,7 @@ static inline __attribute__((always_inline)) void FN(qr_negligible)(const int m,
     const vreal tol = FN(qr_splat)((real)m * QR_EPS);
     for (int t = 0; t < nt; t++) {
         const vreal d = QV(T[t], j, j) * down[t];
-        neg[t] = d * d <= tol * tol * ss[t];
+        neg[t] = FN(bsi_le)(d * d, tol * tol * ss[t]);
     }
 }
 
@@ -249,7 +234,7 @@ static inline __attribute__((always_inline)) void FN(qr_negligible)(const int m,
 static inline vmask FN(qr_rd_bad)(vreal rd)
 {
     const vreal a = FN(bsi_abs)(rd);
-    return (a == FN(qr_splat)(INFINITY)) | (a < FN(qr_splat)(QR_TINY));
+    return FN(bsi_eq)(a, FN(qr_splat)(INFINITY)) | FN(bsi_lt)(a, FN(qr_splat)(QR_TINY));
 }
 
 /* Scales each lane of the `count` vectors at X by an exact power of two
@@ -277,7 +262,7 @@ static inline vreal FN(qr_scale)(real *restrict X, const int64_t count)
     vreal mx = mq[0];
     for (int q = 1; q < QR_ACC; q++) mx = FN(qr_max)(mx, mq[q]);
     const vreal lo = FN(qr_splat)((real)ldexp(1, -QR_SAFE)), hi = FN(qr_splat)((real)ldexp(1, QR_SAFE));
-    if (FN(qr_all)((mx >= lo) & (mx <= hi))) return FN(qr_splat)(1);
+    if (FN(bsi_all)(FN(bsi_ge)(mx, lo) & FN(bsi_le)(mx, hi))) return FN(qr_splat)(1);
     FN(qr_pow2)(mx, &down, &up);
     for (e = 0; e < count; e++) *(vreal *)(X + e * BSI_W) *= down;
     return up;
@@ -288,7 +273,7 @@ static inline vreal FN(qr_scale)(real *restrict X, const int64_t count)
 static inline void FN(qr_unscale)(const int m, const int n, real *restrict B, const int nrhs, vreal sa, vreal sb)
 {
     const vreal one = FN(qr_splat)(1);
-    if (FN(qr_all)((sa == one) & (sb == one))) return;
+    if (FN(bsi_all)(FN(bsi_eq)(sa, one) & FN(bsi_eq)(sb, one))) return;
     const vreal sx = sb / sa;
     for (int c = 0; c < nrhs; c++)
         for (int i = 0; i < m; i++) QV(B, i, c) *= i < n ? sx : sb;
@@ -328,7 +313,7 @@ static inline __attribute__((always_inline)) void FN(qr_factor)(const int m, con
             vmask neg[QR_NT];
             FN(qr_negligible)(m, jj, nt, T, neg);
             for (int t = 0; t < nt; t++) {
-                zinfo[t] = FN(bsi_sel)(neg[t] & (zinfo[t] == zro), FN(qr_splat)((real)(jj + 1)), zinfo[t]);
+                zinfo[t] = FN(bsi_sel)(neg[t] & FN(bsi_eq)(zinfo[t], zro), FN(qr_splat)((real)(jj + 1)), zinfo[t]);
                 rd[t][jj] = one / FN(bsi_sel)(neg[t], one, QV(T[t], jj, jj));
             }
         }
@@ -345,7 +330,7 @@ static inline __attribute__((always_inline)) void FN(qr_back)(const int m, const
                                                              const int nrhs)
 {
     int divide = 0;
-    for (int i = 0; i < n; i++) divide |= !FN(qr_all)(~FN(qr_rd_bad)(rd[i]));
+    for (int i = 0; i < n; i++) divide |= FN(bsi_any)(FN(qr_rd_bad)(rd[i]));
     for (int c = 0; c < nrhs; c++) {
         vreal *b = (vreal *)(B + QX(0, c));
         for (int i = n - 1; i >= 0; i--) {
