@@ -9,9 +9,17 @@
 #define BSOLVE_GTSV_CPU_H
 
 #include "internal.h"
+#include "simd.h"
 
-/* Tiles of BSI_LANES(prec) systems swept together (independent chains). */
-#define BSI_GT_NT 4
+/* Tiles of BSI_LANES(prec) systems swept together (independent chains):
+ * 4 vectors of 64 bytes, 8 of 32, so that a super-tile row is 256 bytes in
+ * both.  The interleaved layout reads its rows in place, in runs of one
+ * row: on the AVX2 machine of 2026-11-24, THOMAS at m = 16..64 reached
+ * 2.5-3.1x the LAPACKE loop with 4 tiles of 32 bytes (128-byte runs)
+ * against 4.3-4.9x with 8.  Contiguous systems lose at m = 8 (4.9x -> 3.7x:
+ * the 8 chains' carried rows no longer fit the 16 ymm registers) and are
+ * within the noise at m = 16..64. */
+#define BSI_GT_NT (256 / BSI_VBYTES)
 
 bsolve_status bsi_cpu_gtsv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method, int64_t m,
                            int64_t nrhs, int64_t batch, const void *dl, const void *d, const void *du,

@@ -20,7 +20,7 @@
  */
 
 /* Unaligned vector of the precision: direct access to interleaved user data. */
-typedef real FN(gt_vu) __attribute__((vector_size(64), aligned(sizeof(real))));
+typedef real FN(gt_vu) __attribute__((vector_size(BSI_VBYTES), aligned(sizeof(real))));
 #define LDV(p) ((vreal)(*(const FN(gt_vu) *)(p)))
 #define STV(p, v) (*(FN(gt_vu) *)(p) = (FN(gt_vu))(v))
 

@@ -59,4 +59,3 @@ bsolve_status bsi_cpu_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, 
     return IS_D(lu->prec) ? lu_export_d(ctx, lu, LU, l, ipiv, jpiv) : lu_export_s(ctx, lu, LU, l, ipiv, jpiv);
 }
 
-_Static_assert(BSI_LANES_D == 8 && BSI_LANES_S == 16, "simd.h swaps 8 double or 16 float lanes");

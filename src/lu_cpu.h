@@ -5,16 +5,15 @@
  * interleaved (entry (i, j) of lane l at tile[(i + j*n)*lanes + l]), so that
  * each arithmetic instruction serves one whole SIMD vector of systems: the
  * same thread-per-matrix idea as the GPU kernels.  A tile of n = 128 doubles
- * is 1 MiB; smaller n stay in L1/L2.  Arguments are checked by src/api.c.
+ * is 1 MiB with 8 lanes (AVX-512), 512 KiB with 4 (AVX2); smaller n stay in
+ * L1/L2.  Arguments are checked by src/api.c.
  */
 #ifndef BSOLVE_LU_CPU_H
 #define BSOLVE_LU_CPU_H
 
 #include "internal.h"
+#include "simd.h" /* BSI_LANES_D, BSI_LANES_S: lanes per tile, one vector */
 
-/* Lanes per tile: one 512-bit vector of each precision. */
-#define BSI_LANES_D 8
-#define BSI_LANES_S 16
 #define BSI_LANES(prec) ((prec) == BSOLVE_PREC_D ? BSI_LANES_D : BSI_LANES_S)
 
 bsolve_status bsi_cpu_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot pivot, int64_t n,

@@ -50,7 +50,7 @@ static inline void FN(qr_pow2)(vreal u, vreal *down, vreal *up)
  * only computes the square root on which the next rotation waits. */
 static inline void FN(qr_sqrt_rsqrt)(vreal x, vreal *sq, vreal *rs)
 {
-#if defined(__AVX512F__)
+#if BSI_AVX512
     if (sizeof(real) == 8) {
         *sq = (vreal)_mm512_sqrt_pd((__m512d)x);
         *rs = (vreal)_mm512_rsqrt14_pd((__m512d)x);

@@ -1,14 +1,22 @@
 /*
  * simd.h -- the vector of lanes the CPU kernels compute with.
  *
- * One vector holds entry (i, j) of W systems, W = 8 doubles or 16 floats
- * (64 bytes).  The kernels are written with GCC/Clang vector extensions, so
+ * One vector holds entry (i, j) of W systems and is one register of the
+ * target: BSI_VBYTES = 64 bytes (W = 8 doubles or 16 floats) with AVX-512,
+ * 32 bytes (4 doubles or 8 floats) with AVX/AVX2 and no AVX-512, 64 bytes
+ * elsewhere.  The kernels are written with GCC/Clang vector extensions, so
  * every statement is one vector operation whatever the compiler's
- * auto-vectorizer would have made of a lane loop; with AVX-512 they map to
- * single instructions, elsewhere the compiler splits them into the widest
- * vectors the target has.  Pivot indices are kept as floating-point values
- * in a vector of the same type, so that comparing them with a row index
- * gives a mask of the right width directly.
+ * auto-vectorizer would have made of a lane loop.  The vector is no wider
+ * than a register because gcc 12 has no register mode for a wider one: it
+ * splits the arithmetic into register-wide pieces, but keeps every wide
+ * value that outlives a statement (a row carried from one elimination
+ * step to the next, every store) in memory and moves it through general
+ * registers (vmovq/vpinsrq), and expands compares lane by lane; with
+ * 64-byte vectors on the AVX2 machine of 2026-11-24 the tridiagonal sweep
+ * ran at half the speed it reaches with 32-byte ones.  -DBSI_VBYTES=64
+ * still builds the AVX-512 width anywhere.  Pivot indices are kept as
+ * floating-point values in a vector of the same type, so that comparing
+ * them with a row index gives a mask of the right width directly.
  *
  * The only per-lane data movement, fetching or exchanging rows or columns
  * that differ from lane to lane, is a gather and a scatter (one instruction
@@ -24,74 +32,92 @@
 #include <immintrin.h>
 #endif
 
-typedef double bsi_v_d __attribute__((vector_size(64), aligned(64)));
-typedef int64_t bsi_m_d __attribute__((vector_size(64), aligned(64)));
-typedef float bsi_v_s __attribute__((vector_size(64), aligned(64)));
-typedef int32_t bsi_m_s __attribute__((vector_size(64), aligned(64)));
+#ifndef BSI_VBYTES
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define BSI_VBYTES 32
+#else
+#define BSI_VBYTES 64
+#endif
+#endif
+#if BSI_VBYTES != 32 && BSI_VBYTES != 64
+#error "BSI_VBYTES must be 32 or 64"
+#endif
+/* Lanes per vector, i.e. systems per tile. */
+#define BSI_LANES_D (BSI_VBYTES / 8)
+#define BSI_LANES_S (BSI_VBYTES / 4)
+#if defined(__AVX512F__) && BSI_VBYTES == 64
+#define BSI_AVX512 1 /* a vector is one zmm register */
+#else
+#define BSI_AVX512 0
+#endif
+
+typedef double bsi_v_d __attribute__((vector_size(BSI_VBYTES), aligned(BSI_VBYTES)));
+typedef int64_t bsi_m_d __attribute__((vector_size(BSI_VBYTES), aligned(BSI_VBYTES)));
+typedef float bsi_v_s __attribute__((vector_size(BSI_VBYTES), aligned(BSI_VBYTES)));
+typedef int32_t bsi_m_s __attribute__((vector_size(BSI_VBYTES), aligned(BSI_VBYTES)));
 
 /* Compares, lane by lane: all ones where true, zeros where false, with C's
- * semantics (every ordered compare is false on a NaN, != is true).
- * Helpers rather than operators because without AVX-512 gcc 12 has no
- * 64-byte register mode to lower a 64-byte compare to: it emits one scalar
- * compare per lane through the stack, which made the tridiagonal sweep run
- * below a LAPACKE loop on an AVX2 machine.  Arithmetic and bitwise
- * operators it splits by itself; compares, the square root and the mask
- * tests are split here into two 32-byte halves (vcmppd, vpcmpgtq, vsqrtpd,
- * vmovmskpd on ymm).  bsi_i* compare the integer lanes of masks.
+ * semantics (every ordered compare is false on a NaN, != is true); bsi_i*
+ * compare the integer lanes of masks.  Also the square root and the
+ * all-lanes mask test, which C has no operator for.
+ *
+ * With AVX but no AVX-512 these go through the vector's 32-byte pieces
+ * (BSI_YMM of them: 1, or 2 with -DBSI_VBYTES=64), one ymm instruction
+ * each (vcmppd, vpcmpgtq, vsqrtpd, vmovmskpd): a compare of a vector wider
+ * than a register gcc 12 expands into one vcomisd/seta per lane through
+ * the stack, and a lane loop of sqrt into libm calls.
  *
  * Each macro below is instantiated for both precisions:
- *   sfx  d / s    V, M  vector, mask     H, HM  their 32-byte halves
+ *   sfx  d / s    V, M  vector, mask     H, HM  their 32-byte pieces
  *   n    lanes    ps    pd / ps          r      d / (nothing): __m256d / __m256
  *   sq   sqrt / sqrtf   te  epi64 / epi32 (AVX-512 mask tests) */
-#if defined(__AVX__) && !defined(__AVX512F__)
-#define BSI_HALVES 1
+#if defined(__AVX__) && !BSI_AVX512
+#define BSI_YMM (BSI_VBYTES / 32)
 typedef double bsi_h_d __attribute__((vector_size(32)));
 typedef int64_t bsi_hm_d __attribute__((vector_size(32)));
 typedef float bsi_h_s __attribute__((vector_size(32)));
 typedef int32_t bsi_hm_s __attribute__((vector_size(32)));
 #else
-#define BSI_HALVES 0
+#define BSI_YMM 0
 #endif
 
-#if BSI_HALVES
+#if BSI_YMM > 1
 #define BSI_CMP_(name, sfx, V, H, op)                                                                  \
     static inline __attribute__((always_inline)) bsi_m_##sfx name##_##sfx(V a, V b)                    \
     {                                                                                                  \
-        H ah[2], bh[2];                                                                                \
-        bsi_hm_##sfx rh[2];                                                                            \
+        H ah[BSI_YMM], bh[BSI_YMM];                                                                    \
+        bsi_hm_##sfx rh[BSI_YMM];                                                                      \
         bsi_m_##sfx r;                                                                                 \
         memcpy(ah, &a, sizeof a);                                                                      \
         memcpy(bh, &b, sizeof b);                                                                      \
-        rh[0] = ah[0] op bh[0];                                                                        \
-        rh[1] = ah[1] op bh[1];                                                                        \
+        for (int p = 0; p < BSI_YMM; p++) rh[p] = ah[p] op bh[p];                                      \
         memcpy(&r, rh, sizeof r);                                                                      \
         return r;                                                                                      \
-    }
-/* Correctly rounded square root (without the split, gcc calls libm's sqrt
- * lane by lane). */
-#define BSI_SQRT_(sfx, V, H, n, ps, r, sq)                                                             \
-    static inline __attribute__((always_inline)) V bsi_sqrt_##sfx(V x)                                 \
-    {                                                                                                  \
-        H h[2];                                                                                        \
-        memcpy(h, &x, sizeof x);                                                                       \
-        h[0] = (H)_mm256_sqrt_##ps((__m256##r)h[0]);                                                   \
-        h[1] = (H)_mm256_sqrt_##ps((__m256##r)h[1]);                                                   \
-        memcpy(&x, h, sizeof x);                                                                       \
-        return x;                                                                                      \
-    }
-/* 1 when every lane of the mask m is set (m's lanes are all ones or all
- * zeros): one test instead of extracting every lane. */
-#define BSI_ALL_(sfx, M, HM, n, ps, r, te)                                                             \
-    static inline __attribute__((always_inline)) int bsi_all_##sfx(M m)                                \
-    {                                                                                                  \
-        HM h[2];                                                                                       \
-        memcpy(h, &m, sizeof m);                                                                       \
-        return _mm256_movemask_##ps((__m256##r)(h[0] & h[1])) == (1 << n / 2) - 1;                     \
     }
 #else
 #define BSI_CMP_(name, sfx, V, H, op)                                                                  \
     static inline bsi_m_##sfx name##_##sfx(V a, V b) { return a op b; }
-#if defined(__AVX512F__)
+#endif
+
+#if BSI_YMM
+#define BSI_SQRT_(sfx, V, H, n, ps, r, sq)                                                             \
+    static inline __attribute__((always_inline)) V bsi_sqrt_##sfx(V x)                                 \
+    {                                                                                                  \
+        H h[BSI_YMM];                                                                                  \
+        memcpy(h, &x, sizeof x);                                                                       \
+        for (int p = 0; p < BSI_YMM; p++) h[p] = (H)_mm256_sqrt_##ps((__m256##r)h[p]);                 \
+        memcpy(&x, h, sizeof x);                                                                       \
+        return x;                                                                                      \
+    }
+#define BSI_ALL_(sfx, M, HM, n, ps, r, te)                                                             \
+    static inline __attribute__((always_inline)) int bsi_all_##sfx(M m)                               \
+    {                                                                                                  \
+        HM h[BSI_YMM];                                                                                 \
+        memcpy(h, &m, sizeof m);                                                                       \
+        for (int p = 1; p < BSI_YMM; p++) h[0] &= h[p];                                                \
+        return _mm256_movemask_##ps((__m256##r)h[0]) == (1 << n / BSI_YMM) - 1;                        \
+    }
+#elif BSI_AVX512
 #define BSI_SQRT_(sfx, V, H, n, ps, r, sq)                                                             \
     static inline V bsi_sqrt_##sfx(V x) { return (V)_mm512_sqrt_##ps((__m512##r)x); }
 #define BSI_ALL_(sfx, M, HM, n, ps, r, te)                                                             \
@@ -111,7 +137,6 @@ typedef int32_t bsi_hm_s __attribute__((vector_size(32)));
         return a;                                                                                      \
     }
 #endif
-#endif
 
 #define BSI_CMP(name, op) BSI_CMP_(name, d, bsi_v_d, bsi_h_d, op) BSI_CMP_(name, s, bsi_v_s, bsi_h_s, op)
 #define BSI_ICMP(name, op) BSI_CMP_(name, d, bsi_m_d, bsi_hm_d, op) BSI_CMP_(name, s, bsi_m_s, bsi_hm_s, op)
@@ -123,10 +148,10 @@ BSI_CMP(bsi_eq, ==)
 BSI_CMP(bsi_ne, !=)
 BSI_ICMP(bsi_ilt, <)
 BSI_ICMP(bsi_igt, >)
-BSI_SQRT_(d, bsi_v_d, bsi_h_d, 8, pd, d, sqrt)
-BSI_SQRT_(s, bsi_v_s, bsi_h_s, 16, ps, , sqrtf)
-BSI_ALL_(d, bsi_m_d, bsi_hm_d, 8, pd, d, epi64)
-BSI_ALL_(s, bsi_m_s, bsi_hm_s, 16, ps, , epi32)
+BSI_SQRT_(d, bsi_v_d, bsi_h_d, BSI_LANES_D, pd, d, sqrt)
+BSI_SQRT_(s, bsi_v_s, bsi_h_s, BSI_LANES_S, ps, , sqrtf)
+BSI_ALL_(d, bsi_m_d, bsi_hm_d, BSI_LANES_D, pd, d, epi64)
+BSI_ALL_(s, bsi_m_s, bsi_hm_s, BSI_LANES_S, ps, , epi32)
 #undef BSI_CMP_
 #undef BSI_CMP
 #undef BSI_ICMP
@@ -154,26 +179,26 @@ static inline bsi_v_s bsi_set1_s(float x) { return x - (bsi_v_s){0}; }
 /* Lane l of the result is base[p_l * pstride + l], p_l = (int)p[l]. */
 static inline bsi_v_d bsi_gather_d(const double *base, bsi_v_d p, int32_t pstride)
 {
-#if defined(__AVX512F__)
+#if BSI_AVX512
     const __m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(_mm512_cvttpd_epi32((__m512d)p), _mm256_set1_epi32(pstride)),
                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     return (bsi_v_d)_mm512_i32gather_pd(idx, base, 8);
 #else
     bsi_v_d r;
-    for (int l = 0; l < 8; l++) r[l] = base[(int64_t)p[l] * pstride + l];
+    for (int l = 0; l < BSI_LANES_D; l++) r[l] = base[(int64_t)p[l] * pstride + l];
     return r;
 #endif
 }
 
 static inline bsi_v_s bsi_gather_s(const float *base, bsi_v_s p, int32_t pstride)
 {
-#if defined(__AVX512F__)
+#if BSI_AVX512
     const __m512i idx = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_cvttps_epi32((__m512)p), _mm512_set1_epi32(pstride)),
                                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     return (bsi_v_s)_mm512_i32gather_ps(idx, base, 4);
 #else
     bsi_v_s r;
-    for (int l = 0; l < 16; l++) r[l] = base[(int64_t)p[l] * pstride + l];
+    for (int l = 0; l < BSI_LANES_S; l++) r[l] = base[(int64_t)p[l] * pstride + l];
     return r;
 #endif
 }
@@ -181,23 +206,23 @@ static inline bsi_v_s bsi_gather_s(const float *base, bsi_v_s p, int32_t pstride
 /* base[p_l * pstride + l] = v[l] for every lane l. */
 static inline void bsi_scatter_d(double *base, bsi_v_d p, int32_t pstride, bsi_v_d v)
 {
-#if defined(__AVX512F__)
+#if BSI_AVX512
     const __m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(_mm512_cvttpd_epi32((__m512d)p), _mm256_set1_epi32(pstride)),
                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm512_i32scatter_pd(base, idx, (__m512d)v, 8);
 #else
-    for (int l = 0; l < 8; l++) base[(int64_t)p[l] * pstride + l] = v[l];
+    for (int l = 0; l < BSI_LANES_D; l++) base[(int64_t)p[l] * pstride + l] = v[l];
 #endif
 }
 
 static inline void bsi_scatter_s(float *base, bsi_v_s p, int32_t pstride, bsi_v_s v)
 {
-#if defined(__AVX512F__)
+#if BSI_AVX512
     const __m512i idx = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_cvttps_epi32((__m512)p), _mm512_set1_epi32(pstride)),
                                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     _mm512_i32scatter_ps(base, idx, (__m512)v, 4);
 #else
-    for (int l = 0; l < 16; l++) base[(int64_t)p[l] * pstride + l] = v[l];
+    for (int l = 0; l < BSI_LANES_S; l++) base[(int64_t)p[l] * pstride + l] = v[l];
 #endif
 }
 
