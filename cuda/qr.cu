@@ -145,9 +145,9 @@ template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R
 }
 
 /* ---- column-per-lane kernel (qr_warp.cuh) ---------------------------------------
- * gels with nrhs = 1 for m <= 64, n <= 32 outside the register kernel's buckets:
- * rows bucketed to M = 16, 32 or 64, the team to L = 8, 16 or 32 lanes (n <=
- * L; 4, 2 or 1 systems per warp).  BSOLVE_QR_WARP=0 in the environment
+ * gels with nrhs = 1 for m <= 64, n <= 64 outside the register kernel's buckets:
+ * rows bucketed to M = 16, 32 or 64, the team to L = 8, 16, 32 or 64 lanes (n <=
+ * L; 4, 2 or 1 systems per warp, or one per two warps).  BSOLVE_QR_WARP=0 in the environment
  * turns it off (the team kernel there: A/B comparisons), =2 keeps the
  * general copy for shapes equal to their bucket. */
 static int bsq_warp_env()
@@ -156,14 +156,21 @@ static int bsq_warp_env()
     return r;
 }
 
-/* bucket code M*64 + L, 0 when the column-per-lane kernel is not used */
+/* bucket code M*128 + L, 0 when the column-per-lane kernel is not used */
 static int bsq_warp_bucket(int m, int n, int nrhs, int op)
 {
     if (bsq_warp_env() == 0 || op != BSQ_GELS || nrhs != 1) return 0;
     const int M = m <= 16 ? 16 : m <= 32 ? 32 : m <= 64 ? 64 : 0;
-    const int L = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 0;
+    const int L = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : n <= 64 ? 64 : 0;
     if (!M || !L || L > M) return 0;
-    return M * 64 + L;
+    /* The 64-lane teams run the 64 x 64 bucket's 125 steps for every shape
+     * in it (n = 33..64), the team kernel only the shape's: H100, systems/s
+     * team / 64 lanes, 36x36 1.27e7 / 5.3e6, 48x48 5.1e6 / 4.2e6, 52x52
+     * 4.5e6 / 4.0e6, 56x56 3.9e6 / 3.7e6, 60x60 3.0e6 / 3.5e6, 64x64 2.2e6 /
+     * 3.4e6; m = 64: n = 44 4.1e6 / 3.7e6, 48 3.9e6 / 3.7e6, 52 3.0e6 /
+     * 3.6e6, 56 2.9e6 / 3.6e6. */
+    if (L == 64 && !(n > 56 || (n > 48 && m >= 60))) return 0;
+    return M * 128 + L;
 }
 
 BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, double)
@@ -174,16 +181,17 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
     /* the shape equal to its bucket gets a copy with the guards compiled out
      * where that measured faster (bsq_launch_warp_t; BSOLVE_QR_WARP=2 keeps
      * the general copy: A/B comparisons) */
-    const bool full = bsq_warp_env() != 2 && a.m == code / 64 && a.n == code % 64;
+    const bool full = bsq_warp_env() != 2 && a.m == code / 128 && a.n == code % 128;
     switch (code) {
-    case 16 * 64 + 8: return bsq_launch_warp_t<R, 16, 8>(a, full, st);
-    case 16 * 64 + 16: return bsq_launch_warp_t<R, 16, 16>(a, full, st);
-    case 32 * 64 + 8: return bsq_launch_warp_t<R, 32, 8>(a, full, st);
-    case 32 * 64 + 16: return bsq_launch_warp_t<R, 32, 16>(a, full, st);
-    case 32 * 64 + 32: return bsq_launch_warp_t<R, 32, 32>(a, full, st);
-    case 64 * 64 + 8: return bsq_launch_warp_t<R, 64, 8>(a, full, st);
-    case 64 * 64 + 16: return bsq_launch_warp_t<R, 64, 16>(a, full, st);
-    case 64 * 64 + 32: return bsq_launch_warp_t<R, 64, 32>(a, full, st);
+    case 16 * 128 + 8: return bsq_launch_warp_t<R, 16, 8>(a, full, st);
+    case 16 * 128 + 16: return bsq_launch_warp_t<R, 16, 16>(a, full, st);
+    case 32 * 128 + 8: return bsq_launch_warp_t<R, 32, 8>(a, full, st);
+    case 32 * 128 + 16: return bsq_launch_warp_t<R, 32, 16>(a, full, st);
+    case 32 * 128 + 32: return bsq_launch_warp_t<R, 32, 32>(a, full, st);
+    case 64 * 128 + 8: return bsq_launch_warp_t<R, 64, 8>(a, full, st);
+    case 64 * 128 + 16: return bsq_launch_warp_t<R, 64, 16>(a, full, st);
+    case 64 * 128 + 32: return bsq_launch_warp_t<R, 64, 32>(a, full, st);
+    case 64 * 128 + 64: return bsq_launch_warp_t<R, 64, 64>(a, full, st);
     default: return cudaErrorInvalidValue;
     }
 }

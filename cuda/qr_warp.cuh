@@ -1,15 +1,16 @@
 /*
  * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
- * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
- * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
- * decides).  Rotation formula (bsq_rot), scaling, rank test and non-finite
+ * and m <= 64, n <= 64 outside the register kernel's buckets (qr_reg.cuh),
+ * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32, 64 x 64 (qr.cu's
+ * bsq_warp_bucket decides).  Rotation formula (bsq_rot), scaling, rank test and non-finite
  * handling are those of the team kernel (qr_team.cuh), which stays the
  * reference and takes every other shape, geqrf and nrhs > 1 included.
  *
- * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns one
- * system.  Lane k holds column k of A (rows 0..M-1, M = 16, 32 or 64 a
- * compile-time bucket, rows m..M-1 zero) in registers (M = 64: about 170
- * registers in FP64, a few bytes spilled, 3 blocks of 4 warps per SM).  b
+ * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp; L = 64:
+ * two warps, see bsq_wgeom) owns one system.  Lane k holds column k of A
+ * (rows 0..M-1, M = 16, 32 or 64 a compile-time bucket, rows m..M-1 zero)
+ * in registers (M = 64: about 170 registers in FP64, 3 blocks of 4 warps
+ * per SM; 218 for the 64-lane teams, 4 blocks of 2 warps).  b
  * needs no lane of its own (n = L columns plus b fit the team): it flows
  * through the lanes with the rotations, two rows in each lane at a time
  * (see the step loop).
@@ -31,12 +32,15 @@
  *      and computes (c, s, r) with bsq_rot -- the step's reciprocal square
  *      roots run in parallel over the lanes;
  *   2. lane j stores (c, s) in shared memory (one 16-byte store; two
- *      buffers by step parity, so one __syncwarp per step suffices);
+ *      buffers by step parity, so one __syncwarp per step suffices, a
+ *      __syncthreads for the 64-lane teams);
  *   3. lane j rotates the two rows of b it holds (one more shuffle);
  *   4. for each rotation j of the step, every lane reads (c, s) with one
  *      16-byte broadcast load and rotates the two rows of its column: 2
  *      multiplies and 2 fused multiply-adds, no selects (lanes k < j rotate
- *      dead rows, see the step loop).
+ *      dead rows, see the step loop; the first warp of a 64-lane team
+ *      skips the rotations of columns 32..63, which meet only its dead
+ *      rows).
  * A warp thus covers all columns of a rotation at once: no shared-memory
  * copy of the matrix, no per-column loop, no barrier per rotation.
  *
@@ -70,26 +74,52 @@ template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
     return v;
 }
 
-#define BSQ_WARP_NW 4 /* warps per block */
+/* A team of L = 64 lanes is two warps (TW = 2) and a block of its own:
+ * its syncs are __syncthreads, its sums and extrema a warp butterfly and
+ * then one exchange through shared memory.  Smaller teams run 4 warps per
+ * block.  Register bounds measured no better (H100, 2026-11-25): 64 x 64
+ * at 5 or 6 blocks per SM (200 or 168 registers instead of 218); M = 16 at
+ * 8 blocks (64 instead of 70-72) and M = 32 at 5 (96 instead of 122), each
+ * within 2% either way, with small spills. */
+template <int M, int L> struct bsq_wgeom {
+    static constexpr int NW = L == 64 ? 2 : 4; /* warps per block */
+};
+
+template <int TW> __device__ __forceinline__ void bsq_team_sync()
+{
+    if constexpr (TW == 1) __syncwarp();
+    else __syncthreads();
+}
 
 template <typename R, int M, int L, bool FULL>
-__global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R> a)
+__global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
     typedef typename bsq_v2<R>::type V2;
-    static_assert(L == 8 || L == 16 || L == 32, "team of 8, 16 or 32 lanes");
+    static_assert(L == 8 || L == 16 || L == 32 || L == 64, "team of 8, 16, 32 or 64 lanes");
     static_assert(L <= M, "no more columns than rows in the bucket");
-    constexpr int S = 32 / L;             /* systems per warp */
+    constexpr int LW = L < 32 ? L : 32;     /* lanes of a team in one warp: the shuffle width */
+    constexpr int TW = L / LW;              /* warps of a team */
+    constexpr int NW = bsq_wgeom<M, L>::NW; /* warps per block */
+    constexpr int NT = NW * 32 / L;         /* teams (systems) per block */
+    static_assert(TW == 1 || NT == 1, "a two-warp team has its block to itself");
     constexpr int NST = M - 1 + (L - 1 < M - 2 ? L - 1 : M - 2); /* steps of the M x L bucket */
-    __shared__ V2 cs[BSQ_WARP_NW][2][32]; /* (c, s) of the step's rotations, by lane */
-    __shared__ R bsh[BSQ_WARP_NW][S][M];  /* b as loaded, then the residual rows */
+    __shared__ V2 cs[2][NW * 32]; /* (c, s) of the step's rotations, by thread */
+    __shared__ R bsh[NT][M];      /* b as loaded, then the residual rows */
+    /* TW = 2 (one team per block): the exchanges between its two warps */
+    __shared__ R xr[2][2];   /* the warps' maxima of A and b */
+    __shared__ int xi[2][2]; /* the warps' non-finite flags and rank minima */
+    __shared__ R bx[2];      /* lane 31's lower row of b for lane 32, by step parity */
+    __shared__ R px[32];     /* the second warp's part of rows 0..31 of R x */
 
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int k = lane & (L - 1), base = lane & ~(L - 1);
-    const int64_t wsys0 = ((int64_t)blockIdx.x * BSQ_WARP_NW + warp) * S;
-    if (wsys0 >= a.count) return; /* the whole warp: no shuffle partner is left behind */
-    const int team = lane / L;
-    const int64_t sys = wsys0 + team;
+    const int lane = threadIdx.x & 31, tib = threadIdx.x / L, tb = tib * L;
+    const int k = threadIdx.x & (L - 1);
+    const bool w1 = TW == 2 && k >= 32; /* the team's second warp */
+    /* the warp's first system; all of it returns together (no shuffle
+     * partner or barrier member is left behind) */
+    const int64_t wsys0 = (int64_t)blockIdx.x * NT + (int)(threadIdx.x & ~31u) / L;
+    if (wsys0 >= a.count) return;
+    const int64_t sys = (int64_t)blockIdx.x * NT + tib;
     const bool valid = sys < a.count;
     const int m = a.m, n = a.n;
 
@@ -119,9 +149,21 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         nf |= !isfinite(bq[q]);
         mxb = fmax(mxb, fabs(bq[q]));
     }
-    nf = bsq_or<L>(nf);
-    mxa = bsq_max<L>(mxa);
-    mxb = bsq_max<L>(mxb);
+    nf = bsq_or<LW>(nf);
+    mxa = bsq_max<LW>(mxa);
+    mxb = bsq_max<LW>(mxb);
+    if constexpr (TW == 2) {
+        if (lane == 0) {
+            xi[0][w1] = nf;
+            xr[0][w1] = mxa;
+            xr[1][w1] = mxb;
+        }
+        if (k == 0) bx[0] = bx[1] = R(0); /* bo of lane 31 "before" the first step */
+        bsq_team_sync<TW>();
+        nf = xi[0][0] | xi[0][1];
+        mxa = fmax(xr[0][0], xr[0][1]);
+        mxb = fmax(xr[1][0], xr[1][1]);
+    }
     R sa = R(1), sb = R(1), da = R(1), db = R(1);
     if (!(mxa >= Lim::safelo() && mxa <= Lim::safehi())) Lim::pow2(mxa, da, sa);
     if (!(mxb >= Lim::safelo() && mxb <= Lim::safehi())) Lim::pow2(mxb, db, sb);
@@ -131,8 +173,8 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         g *= da;
     }
 #pragma unroll
-    for (int q = 0; q < BQ; q++) bsh[warp][team][k + q * L] = bq[q] * db;
-    __syncwarp();
+    for (int q = 0; q < BQ; q++) bsh[tib][k + q * L] = bq[q] * db;
+    bsq_team_sync<TW>();
 
     /* Sameh-Kuck steps; steps before the first rotation of a real row
      * (t < M-m) and after the last one are skipped whole (warp-uniform).
@@ -176,14 +218,14 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
      * they go to bsh, the residual rows n..m-1, where lane 0 has read the
      * originals steps before.  Identity rotations (padded rows and columns)
      * pass b on unchanged, so padding (0) flows as zeros. */
-    R bg = k == 0 ? bsh[warp][team][m - 1] : R(0), bo = R(0);
+    R bg = k == 0 ? bsh[tib][m - 1] : R(0), bo = R(0);
     /* g of lane 0 at the first step is row m-1 (loaded on its own above:
      * a run-time register index would send col to local memory); every
      * other lane k starts at row M-1 (step 2k, in the step code below),
      * which is padding (0) when m < M. */
-#pragma unroll
-    for (int t = 0; t < NST; t++) {
-        if (t < tfirst || t > tlast) continue;
+    /* one step; t is a compile-time constant at each call below */
+    auto step = [&](const int t) __attribute__((always_inline)) {
+        if (t < tfirst || t > tlast) return;
         const int jlo = t - M + 2 > 0 ? t - M + 2 : 0, jhi = (t >> 1) < L - 1 ? (t >> 1) : L - 1;
         R f = R(0);
         if ((t & 1) == 0 && (t >> 1) <= L - 1)
@@ -196,19 +238,21 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
              * 1.03x, 24x48 1.07x.  The FULL copies (M = 64) keep the
              * compares, which ptxas merges with the previous step's applies
              * (as in a FULL copy's SASS; the tree is not measured there). */
+            /* nc <= M/2: a step's rotations are two rows apart */
+            constexpr int NC = L < M / 2 ? L : M / 2;
             const int nc = jhi - jlo + 1, d = k - jlo;
-            R v[L];
+            R v[NC];
 #pragma unroll
-            for (int i = 0; i < L; i++) {
+            for (int i = 0; i < NC; i++) {
                 const int ii = M - 2 + 2 * (jlo + i) - t;
                 v[i] = i < nc ? col[ii < 0 ? 0 : ii > M - 1 ? M - 1 : ii] : R(0);
             }
 #pragma unroll
-            for (int w = 1; w < L; w <<= 1) {
+            for (int w = 1; w < NC; w <<= 1) {
                 if (w >= nc) break;
                 const bool bit = (d & w) != 0;
 #pragma unroll
-                for (int i = 0; i + w < L; i += 2 * w)
+                for (int i = 0; i + w < NC; i += 2 * w)
                     if (i + w < nc) v[i] = bit ? v[i + w] : v[i];
             }
             f = v[0];
@@ -223,41 +267,68 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         V2 q;
         q.x = IDN && !act ? R(1) : c;
         q.y = IDN && !act ? R(0) : s;
-        cs[warp][t & 1][lane] = q;
+        cs[t & 1][threadIdx.x] = q;
         g = act ? r : f;
-        R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
+        R bu = __shfl_up_sync(0xffffffffu, bo, 1, LW);
+        if constexpr (TW == 2)
+            if (k == 32) bu = bx[(t - 1) & 1];
         if (t <= M - 2) {
-            const R top = bsh[warp][team][M - 2 - t];
+            const R top = bsh[tib][M - 2 - t];
             if (k == 0) bu = top;
         }
         if (k >= jlo && k <= jhi) {
             const R cb = act ? c : R(1), sn = act ? s : R(0);
             bo = fma(cb, bg, -(sn * bu));
             bg = fma(cb, bu, sn * bg);
-            if (act && k == n - 1) bsh[warp][team][M - 1 + 2 * k - t] = bo;
+            if (act && k == n - 1) bsh[tib][M - 1 + 2 * k - t] = bo;
         } else if (k > jhi) {
             bg = bu;
         }
-        __syncwarp();
+        if constexpr (TW == 2)
+            if (k == 31) bx[t & 1] = bo;
+        bsq_team_sync<TW>();
         /* rotations jlo..jtop of the step are real (column < n, row < m) */
         const int jtop = FULL ? jhi : min(n - 1, (t + m - M) >> 1);
 #pragma unroll
         for (int j = 0; j < L; j++) {
             if (j < jlo || j > jhi) continue;
             if (!IDN && !FULL && j > jtop) break; /* warp-uniform */
+            /* the first warp's columns are left of every rotation j >= 32:
+             * those touch only its dead rows */
+            if (TW == 2 && j >= 32 && !w1) break;
             const int i = M - 1 + 2 * j - t;
-            const V2 w = cs[warp][t & 1][base + j];
+            const V2 w = cs[t & 1][tb + j];
             const R x = col[i - 1], y = col[i];
             col[i - 1] = fma(w.x, x, w.y * y);
             col[i] = fma(w.x, y, -(w.y * x));
         }
         if (t >= M - 2 && t - M + 2 <= L - 1 && k == t - M + 2) col[t - M + 2] = g; /* the diagonal */
+    };
+    /* Unrolled in loops of at most 32 steps: a single loop over the 125
+     * steps of the 64 x 64 bucket exceeds the compiler's limit for a full
+     * unroll, and the partial unroll it falls back to indexes col at run
+     * time (col then lives in local memory). */
+    static_assert(NST <= 128, "four loops of 32 steps");
+    if constexpr (NST <= 96) { /* one loop, as measured before the 64-lane teams */
+#pragma unroll
+        for (int t = 0; t < NST; t++) step(t);
+    } else {
+#pragma unroll
+        for (int t = 0; t < 32; t++) step(t);
+#pragma unroll
+        for (int t = 32; t < 64; t++) step(t);
+#pragma unroll
+        for (int t = 64; t < 96; t++) step(t);
+#pragma unroll
+        for (int t = 96; t < NST; t++) step(t);
     }
     {   /* square systems: row n-1 of Q^T b is lane n-2's last lower row */
-        const R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
+        R bu = __shfl_up_sync(0xffffffffu, bo, 1, LW);
+        if constexpr (TW == 2)
+            if (k == 32) bu = bx[tlast & 1];
         if (k > 0 && k == jmax + 1 && k < n) bg = bu;
     }
-    __syncwarp(); /* bsh: the residual rows */
+    bsq_team_sync<TW>(); /* bsh: the residual rows */
 
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
      * squares taken after a power-of-two scaling of the column */
@@ -277,7 +348,12 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
     }
     const R d = dg * down, tol = (R)m * Lim::eps();
     const bool neg = d * d <= tol * tol * ss;
-    const int zl = bsq_min<L>(neg && k < n ? k + 1 : 0x7fffffff);
+    int zl = bsq_min<LW>(neg && k < n ? k + 1 : 0x7fffffff);
+    if constexpr (TW == 2) {
+        if (lane == 0) xi[1][w1] = zl;
+        bsq_team_sync<TW>();
+        zl = min(xi[1][0], xi[1][1]);
+    }
     const R rd = R(1) / (neg ? R(1) : dg);
     const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
     (void)up;
@@ -285,14 +361,37 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
     /* back substitution, row by row (lane j holds R(i,j) at register i and,
      * once known, x_j) */
     R x = R(0);
+    /* rows lo..hi (and < n), whose terms lie in this warp's lanes but for
+     * pre, lane i's sum of the terms from the other warp */
+    auto bsub = [&](const int lo, const int hi, const R pre) __attribute__((always_inline)) {
 #pragma unroll
-    for (int i = L - 1; i >= 0; i--) {
-        if (i >= n) continue;
-        const R p = bsq_sum<L>(k > i ? col[i] * x : R(0));
-        if (k == i) {
-            const R bi = bg - p;
-            x = bsq_rd_bad(rd) ? bi / dg : bi * rd;
+        for (int i = L - 1; i >= 0; i--) {
+            if (i < lo || i > hi || i >= n) continue;
+            const R p = bsq_sum<LW>(k > i ? col[i] * x : R(0));
+            if (k == i) {
+                const R bi = TW == 2 ? bg - (p + pre) : bg - p;
+                x = bsq_rd_bad(rd) ? bi / dg : bi * rd;
+            }
         }
+    };
+    if constexpr (TW == 1) {
+        bsub(0, L - 1, R(0));
+    } else {
+        /* rows 32..n-1 involve the second warp alone; it then sums its part
+         * of rows 0..31 (32 butterflies) for the first warp, which finishes
+         * alone: one barrier, not one per row */
+        if (w1) {
+            bsub(32, L - 1, R(0));
+            R mine = R(0);
+#pragma unroll
+            for (int i = 0; i < 32; i++) {
+                const R p = bsq_sum<32>(col[i] * x);
+                if (lane == i) mine = p;
+            }
+            px[lane] = mine;
+        }
+        bsq_team_sync<TW>();
+        if (!w1) bsub(0, 31, px[lane]);
     }
 
     if (valid) {
@@ -301,14 +400,15 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
         if (k < n) Bp[k * a.vb.is] = inf != 0 ? Lim::nan() : x * sx;
 #pragma unroll
         for (int i = 0; i < M; i++)
-            if (i >= n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : bsh[warp][team][i] * sb;
+            if (i >= n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : bsh[tib][i] * sb;
         if (k == 0) a.info[sys] = inf;
     }
 }
 
 template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, bool full, cudaStream_t st)
 {
-    const int64_t per = (int64_t)BSQ_WARP_NW * (32 / L);
+    constexpr int NW = bsq_wgeom<M, L>::NW;
+    const int64_t per = (int64_t)NW * 32 / L;
     const int64_t blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     /* Without its guards the compiler schedules more loads ahead, and the
@@ -319,22 +419,23 @@ template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args
      * branch-free general copy (IDN), 8x16 1.02x, 8x32 0.95x, 16x16 0.96x,
      * 16x32 0.86x, 32x32 0.8x: the registers cost warps (bounding them
      * spills: 260 bytes at 32x32 for 128 registers).  So FULL copies at
-     * M = 64 only. */
-    constexpr bool has_full = M == 64;
+     * M = 64 only, and not for the 64-lane teams (64 x 64: 255 registers,
+     * 272 bytes of spills, 0.91x the general copy). */
+    constexpr bool has_full = M == 64 && L <= 32;
     if constexpr (has_full) {
         if (full) {
-            bsq_k_warp<R, M, L, true><<<(unsigned)blocks, BSQ_WARP_NW * 32, 0, st>>>(a);
+            bsq_k_warp<R, M, L, true><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
             return cudaGetLastError();
         }
     }
-    bsq_k_warp<R, M, L, false><<<(unsigned)blocks, BSQ_WARP_NW * 32, 0, st>>>(a);
+    bsq_k_warp<R, M, L, false><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
     return cudaGetLastError();
 }
 
 /* The (M, L) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
  * in parallel, and not again when only qr.cu changes). */
 #define BSQ_WARP_BUCKETS(X, R) \
-    X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32) X(R, 64, 8) X(R, 64, 16) X(R, 64, 32)
+    X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32) X(R, 64, 8) X(R, 64, 16) X(R, 64, 32) X(R, 64, 64)
 #define BSQ_WARP_EXTERN(R, M, L) \
     extern template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, bool, cudaStream_t);
 #define BSQ_WARP_INSTANTIATE(R, M, L) \

@@ -21,7 +21,7 @@
  * Sizes: n = 1..16 and 20, 24, 32, 40, 48, 64; m in {n, n+1, 2n, 128};
  * nrhs 1..3 (and 11: several passes); batch 1, 33, 10007; every layout of
  * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float); and
- * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 64, n <= 32).
+ * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 64, n <= 64).
  * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
@@ -458,15 +458,16 @@ int main(void)
                      (bsolve_layout_kind)((kk + 1) % 3), kk & 1, 1.0, 0);
         }
     /* the column-per-lane kernel (qr_warp.cuh: gels, nrhs = 1, m <= 64 and
-     * n <= 32 outside the register buckets): every row bucket and team size,
-     * n = L (b in no lane of its own), n = 1, tails of a warp and of a block
-     * (batch 1, 37, 301) */
+     * n <= 64 outside the register buckets): every row bucket and team size
+     * (64 lanes: two warps), n = L (b in no lane of its own), n = 1, tails of
+     * a warp and of a block (batch 1, 37, 301) */
     static const int wsh_f[][2] = {{9, 5},   {16, 8},  {16, 9},  {13, 12}, {16, 16}, {17, 16}, {24, 9},
                                    {32, 16}, {20, 17}, {32, 24}, {31, 31}, {32, 32}, {32, 1},  {29, 3},
                                    {18, 8},  {33, 8},  {64, 5},  {48, 16}, {64, 17}, {40, 32}, {64, 32},
-                                   {64, 1},  {63, 31}, {32, 8},  {64, 8},  {64, 16}};
-    static const int wsh_q[][2] = {{16, 8}, {16, 16}, {32, 17}, {32, 32}, {40, 9}, {64, 32}};
-    const int nw = quick ? 6 : 26;
+                                   {64, 1},  {63, 31}, {32, 8},  {64, 8},  {64, 16}, {64, 64}, {64, 49},
+                                   {60, 57}, {63, 63}, {64, 63}, {61, 50}, {60, 60}, {64, 33}, {48, 40}};
+    static const int wsh_q[][2] = {{16, 8}, {16, 16}, {32, 17}, {32, 32}, {40, 9}, {64, 32}, {64, 64}, {62, 53}};
+    const int nw = quick ? 8 : 35;
     for (int a = 0; a < nw; a++)
         for (int dbl = 0; dbl <= 1; dbl++, t++) {
             const int m = quick ? wsh_q[a][0] : wsh_f[a][0], n = quick ? wsh_q[a][1] : wsh_f[a][1];
@@ -479,6 +480,8 @@ int main(void)
             run_case(cpu, gpu, us, 1, 32, 32, 1, 37, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0, e ? 1e300 : 1e-300, 0);
             run_case(cpu, gpu, us, 1, 16, 16, 1, 37, BSOLVE_ROW_MAJOR, BSOLVE_INTERLEAVED, 1, e ? 1e300 : 1e-300, 0);
             run_case(cpu, gpu, us, 0, 24, 9, 1, 37, BSOLVE_COL_MAJOR, BSOLVE_COL_MAJOR, 0, e ? 1e35 : 1e-35, 0);
+            run_case(cpu, gpu, us, 1, 64, 64, 1, 37, BSOLVE_INTERLEAVED, BSOLVE_ROW_MAJOR, 0, e ? 1e300 : 1e-300, 0);
+            run_case(cpu, gpu, us, 0, 60, 58, 1, 37, BSOLVE_ROW_MAJOR, BSOLVE_COL_MAJOR, 1, e ? 1e35 : 1e-35, 0);
         }
     /* several passes over the right-hand sides */
     run_case(cpu, gpu, us, 1, 8, 4, 11, 33, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0, 1.0, 0);
