@@ -67,7 +67,15 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
     } else {
         /* Givens rotation zeroing a against f = c0, scaled by an exact power
          * of two 2^-e (u = max(|f|, |a|) in [2^e, 2^(e+1))) so that neither
-         * the squares overflow nor small entries flush to zero (dlartg). */
+         * the squares overflow nor small entries flush to zero (dlartg).
+         * Scaled, the sum of squares lies in [2^-104, 32] (u*2^-e in [1, 2),
+         * or >= 2^-52 for subnormal u, < 4 for u >= 2^1023) when finite, so
+         * its reciprocal square root 1/d, all that c, s and 1/R(i,i) need,
+         * comes from an estimate and Newton steps (each doubles the correct
+         * bits, less one) in multiply-adds instead of a square root and a
+         * division that wait for the divider (AVX-512 VM, 2026-11-25,
+         * GIVENS m = 8..32 +3..10%).  Non-finite lanes give NaN or 0 here;
+         * the probe marks them failed either way. */
         const vreal f = *c0;
         const vreal u = FN(bsi_sel)(FN(bsi_gt)(FN(bsi_abs)(f), FN(bsi_abs)(a)), FN(bsi_abs)(f), FN(bsi_abs)(a));
         vmask eb = (vmask)u >> GT_MBITS;
@@ -76,9 +84,14 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
         eb = FN(gt_isel)(FN(bsi_igt)(eb, hi), hi, eb);
         const vreal sc = (vreal)(((vmask){0} + GT_EMAXB - eb) << GT_MBITS); /* 2^-e */
         const vreal fs = f * sc, gs = a * sc;
-        const vreal dsq = FN(bsi_sqrt)(fs * fs + gs * gs);
-        const vmask z = FN(bsi_eq)(dsq, zro);
-        const vreal idd = one / FN(bsi_sel)(z, one, dsq);
+        const vreal ss = fs * fs + gs * gs;
+        const vmask z = FN(bsi_eq)(ss, zro);
+        const vreal sx = FN(bsi_sel)(z, one, ss);
+        vreal idd = FN(bsi_rsqrt)(sx);
+        for (int b = BSI_RSQRT_BITS; b < GT_MBITS + 1; b = 2 * b - 1) {
+            const vreal t = sx * idd;
+            idd += (idd * (real)0.5) * (one - t * idd);
+        }
         const vreal c = FN(bsi_sel)(z, one, fs * idd), s = gs * idd;
         *q0 = c;
         *q1 = s;
