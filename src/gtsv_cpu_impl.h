@@ -132,7 +132,11 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
  * carried row (c0, c1), info and probe stay in registers: gcc 12 left them
  * rolled (NT = 4 with AVX-512), the carried vectors on the stack (AVX-512 VM,
  * 2026-11-25, in cache: THOMAS il m = 16 632 -> 864 Meq/s). */
+#if BSI_AVX512
 #define GT_UNROLL _Pragma("GCC unroll 8")
+#else
+#define GT_UNROLL /* AVX2: 8 tiles in 16 ymm registers spill; see RESULTS-gtsv */
+#endif
 #define NT BSI_GT_NT
 #define WW (BSI_W * BSI_GT_NT)
 /* Lanes of the super-tile after the one at k0 (0..WW), for prefetching. */
@@ -161,6 +165,15 @@ typedef struct {
     int n;
     int64_t lines, steps, acc, k;
 } bsi_gt_pf;
+
+/* No prefetching when the next super-tile's data exceed 128 KiB: it then
+ * evicted the current one's from L2 (THOMAS ct m = 1024, AVX-512 build:
+ * 220 -> 179 Meq/s; AVX2 build, m = 256: 250 -> 235); up to m = 128 (the
+ * 128 KiB of 4 arrays of 32 double lanes) it gained. */
+static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
+{
+    if (pf->n * pf->lines * 64 > 128 * 1024) pf->n = 0;
+}
 
 /* One step of the sweeps: the lines due by now. */
 static inline __attribute__((always_inline)) void bsi_gt_pf_step(bsi_gt_pf *pf)
@@ -510,6 +523,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, B, lb, m, nrhs, k0 + WW, next);
     pf.steps = (m - 1 + (int64_t)nrhs * m) * NT;
+    bsi_gt_pf_cap(&pf);
     /* Separate sweeps for one right-hand side and for no prefetching (the
      * interleaved layout): the loop over columns and the prefetch counter
      * cost ~5% at m = 16 when left in the loops */
@@ -583,6 +597,7 @@ static bsolve_status FN(gttrf_cpu)(bsolve_ctx *ctx, const real *dl, const real *
             FN(gt_pf_add)(&pf, d, lt, m, 1, k0 + WW, next);
             FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
             pf.steps = (m - 1) * NT;
+            bsi_gt_pf_cap(&pf);
             real *Ft = F + t * BSI_GT_NF * mw;
             vreal probe[NT], inf[NT];
             for (int q = 0; q < NT; q++) probe[q] = FN(gt_splat)(0);

@@ -159,33 +159,25 @@ BSI_ALL_(s, bsi_m_s, bsi_hm_s, BSI_LANES_S, ps, , epi32)
 #undef BSI_ALL_
 
 /* An approximation of 1/sqrt(x), lane by lane, with a relative error below
- * 2^-BSI_RSQRT_BITS, for Newton refinement: one instruction (vrsqrt14pd/ps
- * with AVX-512, vrsqrtps with AVX: double lanes go through float there, so
- * x must lie in float's normal range), where a square root and a division
- * each occupy the divider for 12..24 cycles per register.  Elsewhere the
- * exact 1/sqrt(x) (no refinement needed). */
+ * 2^-BSI_RSQRT_BITS, for Newton refinement: one instruction (vrsqrt14pd/ps)
+ * with AVX-512, where a square root and a division each occupy the divider
+ * for 12..24 cycles per register.  Elsewhere the exact 1/sqrt(x), which needs
+ * no refinement: AVX's vrsqrtps (11 bits, float only: double lanes through
+ * conversions, 3 Newton steps) made the GIVENS sweep of the AVX2 build
+ * slower, not faster (-march=haswell on the AVX-512 VM, 2026-11-25, GIVENS
+ * il m = 16: 323 -> 236 Meq/s): the longer chain of dependent operations
+ * costs more than the divider saves there. */
 #if BSI_AVX512
 #define BSI_RSQRT_BITS 14
-#define BSI_RSQRT_(sfx, V, H, ps, r, approx)                                                          \
+#define BSI_RSQRT_(sfx, V, ps, r)                                                                      \
     static inline V bsi_rsqrt_##sfx(V x) { return (V)_mm512_rsqrt14_##ps((__m512##r)x); }
-#elif BSI_YMM
-#define BSI_RSQRT_BITS 11 /* vrsqrtps: |relative error| <= 1.5 * 2^-12 */
-#define BSI_RSQRT_(sfx, V, H, ps, r, approx)                                                          \
-    static inline __attribute__((always_inline)) V bsi_rsqrt_##sfx(V x)                                \
-    {                                                                                                  \
-        H h[BSI_YMM];                                                                                  \
-        memcpy(h, &x, sizeof x);                                                                       \
-        for (int p = 0; p < BSI_YMM; p++) h[p] = (H)(approx);                                          \
-        memcpy(&x, h, sizeof x);                                                                       \
-        return x;                                                                                      \
-    }
 #else
 #define BSI_RSQRT_BITS 1000
-#define BSI_RSQRT_(sfx, V, H, ps, r, approx)                                                          \
+#define BSI_RSQRT_(sfx, V, ps, r)                                                                      \
     static inline V bsi_rsqrt_##sfx(V x) { return 1 / bsi_sqrt_##sfx(x); }
 #endif
-BSI_RSQRT_(d, bsi_v_d, bsi_h_d, pd, d, _mm256_cvtps_pd(_mm_rsqrt_ps(_mm256_cvtpd_ps((__m256d)h[p]))))
-BSI_RSQRT_(s, bsi_v_s, bsi_h_s, ps, , _mm256_rsqrt_ps((__m256)h[p]))
+BSI_RSQRT_(d, bsi_v_d, pd, d)
+BSI_RSQRT_(s, bsi_v_s, ps, )
 #undef BSI_RSQRT_
 
 /* The NaN lanes (x != x); 1 when some lane of a mask is set. */
