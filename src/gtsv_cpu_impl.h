@@ -67,7 +67,15 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
     } else {
         /* Givens rotation zeroing a against f = c0, scaled by an exact power
          * of two 2^-e (u = max(|f|, |a|) in [2^e, 2^(e+1))) so that neither
-         * the squares overflow nor small entries flush to zero (dlartg). */
+         * the squares overflow nor small entries flush to zero (dlartg).
+         * Scaled, the sum of squares lies in [2^-104, 32] (u*2^-e in [1, 2),
+         * or >= 2^-52 for subnormal u, < 4 for u >= 2^1023) when finite, so
+         * its reciprocal square root 1/d, all that c, s and 1/R(i,i) need,
+         * comes from an estimate and Newton steps (each doubles the correct
+         * bits, less one) in multiply-adds instead of a square root and a
+         * division that wait for the divider (AVX-512 VM, 2026-11-25,
+         * GIVENS m = 8..32 +3..10%).  Non-finite lanes give NaN or 0 here;
+         * the probe marks them failed either way. */
         const vreal f = *c0;
         const vreal u = FN(bsi_sel)(FN(bsi_gt)(FN(bsi_abs)(f), FN(bsi_abs)(a)), FN(bsi_abs)(f), FN(bsi_abs)(a));
         vmask eb = (vmask)u >> GT_MBITS;
@@ -76,9 +84,14 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
         eb = FN(gt_isel)(FN(bsi_igt)(eb, hi), hi, eb);
         const vreal sc = (vreal)(((vmask){0} + GT_EMAXB - eb) << GT_MBITS); /* 2^-e */
         const vreal fs = f * sc, gs = a * sc;
-        const vreal dsq = FN(bsi_sqrt)(fs * fs + gs * gs);
-        const vmask z = FN(bsi_eq)(dsq, zro);
-        const vreal idd = one / FN(bsi_sel)(z, one, dsq);
+        const vreal ss = fs * fs + gs * gs;
+        const vmask z = FN(bsi_eq)(ss, zro);
+        const vreal sx = FN(bsi_sel)(z, one, ss);
+        vreal idd = FN(bsi_rsqrt)(sx);
+        for (int b = BSI_RSQRT_BITS; b < GT_MBITS + 1; b = 2 * b - 1) {
+            const vreal t = sx * idd;
+            idd += (idd * (real)0.5) * (one - t * idd);
+        }
         const vreal c = FN(bsi_sel)(z, one, fs * idd), s = gs * idd;
         *q0 = c;
         *q1 = s;
@@ -115,8 +128,74 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
  * elimination chains are independent, which hides the latency of the
  * division (THOMAS/PARTIAL) or square root (GIVENS) that each step waits
  * for.  Equation i of system (lane) l of a super-tile is at [i*WW + l]. */
+/* Loops over the tiles of a super-tile are unrolled so that each tile's
+ * carried row (c0, c1), info and probe stay in registers: gcc 12 left them
+ * rolled (NT = 4 with AVX-512), the carried vectors on the stack (AVX-512 VM,
+ * 2026-11-25, in cache: THOMAS il m = 16 632 -> 864 Meq/s). */
+#if BSI_AVX512
+#define GT_UNROLL _Pragma("GCC unroll 8")
+#else
+#define GT_UNROLL /* AVX2: 8 tiles in 16 ymm registers spill; see RESULTS-gtsv */
+#endif
 #define NT BSI_GT_NT
 #define WW (BSI_W * BSI_GT_NT)
+/* Lanes of the super-tile after the one at k0 (0..WW), for prefetching. */
+#define GT_NEXT(batch, k0) ((batch) - (k0) - WW >= WW ? WW : (batch) - (k0) - WW > 0 ? (int)((batch) - (k0) - WW) : 0)
+
+/* Contiguous data of the next super-tile to prefetch during this one's
+ * sweeps: n regions of `lines` cache lines each, spread evenly over the
+ * `steps` steps of the forward and backward sweeps (line k of every region
+ * is fetched at about step k*steps/lines; acc counts).  Without it the packs
+ * of contiguous systems stalled on their loads, one after the other with
+ * the sweep: a super-tile's systems fill a few 4 KiB pages per array, and the
+ * hardware prefetcher, which stops at page boundaries, starts cold on each
+ * (AVX-512 VM, 2026-11-25, THOMAS ct m = 16: 55% of the time in the packs,
+ * 26% in the sweep).  Spread over the sweeps, the loads overlap their
+ * arithmetic (THOMAS ct m = 8 / 16: 377 -> 494 / 398 -> 506 Meq/s; m = 32,
+ * 64: -4%..+5%, within the noise).  A burst of prefetches in the pack itself
+ * gained less (the prefetches waited for fill buffers). */
+#ifndef BSI_GT_PF
+#define BSI_GT_PF
+#ifndef GT_PF_LOC
+#define GT_PF_LOC 2 /* prefetcht1: into L2 (a super-tile of m = 64 is 64 KiB per 4 arrays) */
+#endif
+#define GT_NPF 8
+typedef struct {
+    const char *p[GT_NPF];
+    int n;
+    int64_t lines, steps, acc, k;
+} bsi_gt_pf;
+
+/* No prefetching when the next super-tile's data exceed 128 KiB: it then
+ * evicted the current one's from L2 (THOMAS ct m = 1024, AVX-512 build:
+ * 220 -> 179 Meq/s; AVX2 build, m = 256: 250 -> 235); up to m = 128 (the
+ * 128 KiB of 4 arrays of 32 double lanes) it gained. */
+static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
+{
+    if (pf->n * pf->lines * 64 > 128 * 1024) pf->n = 0;
+}
+
+/* One step of the sweeps: the lines due by now. */
+static inline __attribute__((always_inline)) void bsi_gt_pf_step(bsi_gt_pf *pf)
+{
+    if (!pf || !pf->n) return;
+    for (pf->acc += pf->lines; pf->acc >= pf->steps && pf->k < pf->lines; pf->acc -= pf->steps, pf->k++)
+        for (int q = 0; q < pf->n; q++) __builtin_prefetch(pf->p[q] + 64 * pf->k, 0, GT_PF_LOC);
+}
+#endif
+
+/* Adds the `cols` columns of contiguous data (l) of lanes [k0, k0 + next) to
+ * *pf when they are dense (stride < 2m: gaps would cost bandwidth). */
+static inline void FN(gt_pf_add)(bsi_gt_pf *pf, const real *base, bsolve_tlayout l, int64_t m, int cols, int64_t k0,
+                                 int next)
+{
+    if (l.kind != BSOLVE_TCONTIGUOUS || next <= 0 || l.stride >= 2 * m) return;
+    const int64_t bytes = ((next - 1) * l.stride + m) * (int64_t)sizeof(real);
+    for (int j = 0; j < cols && pf->n < GT_NPF; j++) {
+        pf->p[pf->n++] = (const char *)(base + k0 * l.stride + (int64_t)j * l.ld);
+        if (bytes / 64 + 1 > pf->lines) pf->lines = bytes / 64 + 1;
+    }
+}
 
 /* Factors one super-tile (diagonals at dl/d/du, equation i at +i*es) and,
  * when B is given, transforms its nrhs columns (equation i of column j at
@@ -129,8 +208,9 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
                                                                  const real *d, const real *du, const int64_t es,
                                                                  real *restrict F, real *restrict R, real *B,
                                                                  const int64_t bes, const int64_t bcs, const int nrhs,
-                                                                 vreal *info, vreal *probe)
+                                                                 bsi_gt_pf *pf, vreal *info, vreal *probe)
 {
+
     const vreal zro = FN(gt_splat)(0);
     const int64_t mw = m * WW;
     real *P0 = F ? F : NULL, *P1 = F ? F + mw : NULL;
@@ -145,6 +225,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
             for (int j = 0; j < nrhs; j++) pr[t] += LDV(B + j * bcs + t * BSI_W) * 0;
     }
     for (int64_t i = 0; i + 1 < m; i++) {
+        GT_UNROLL
         for (int t = 0; t < NT; t++) {
             const int64_t o = (i + 1) * es + t * BSI_W;
             if (es != WW) {
@@ -157,6 +238,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
             }
             if (B && bes != WW)
                 for (int j = 0; j < nrhs; j++) __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + WW, 1);
+            bsi_gt_pf_step(pf);
             const vreal a = LDV(dl + o), nd = LDV(d + o);
             const vreal nu = i + 2 < m ? LDV(du + o) : zro;
             pr[t] += a * 0 + nd * 0 + nu * 0;
@@ -214,6 +296,7 @@ static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int met
             probe[t] += bc[t] * 0;
         }
         for (int64_t i = 0; i + 1 < m; i++)
+            GT_UNROLL
             for (int t = 0; t < NT; t++) {
                 vreal nb = LDV(bj + (i + 1) * bes + t * BSI_W);
                 probe[t] += nb * 0;
@@ -230,7 +313,7 @@ static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int met
  * lanes where `fail` is set receive NaN. */
 static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, const real *restrict R, real *B,
                                                               const int64_t bes, const int64_t bcs, const int nrhs,
-                                                              const vmask *fail)
+                                                              const vmask *fail, bsi_gt_pf *pf)
 {
     const int64_t mw = m * WW;
     const vreal nan = FN(gt_splat)((real)NAN);
@@ -239,9 +322,11 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
         vreal x1[NT], x2[NT];
         for (int t = 0; t < NT; t++) x1[t] = x2[t] = FN(gt_splat)(0);
         for (int64_t i = m - 1; i >= 0; i--)
+            GT_UNROLL
             for (int t = 0; t < NT; t++) {
                 const real *q = R + i * WW + t * BSI_W;
                 real *bo = bj + i * bes + t * BSI_W;
+                bsi_gt_pf_step(pf);
                 const vreal x = (LDV(bo) - *(const vreal *)(q + mw) * x1[t] - *(const vreal *)(q + 2 * mw) * x2[t]) *
                                 *(const vreal *)q;
                 STV(bo, FN(bsi_sel)(fail[t], nan, x));
@@ -390,10 +475,28 @@ static void FN(gt_store_info)(int32_t *info, int64_t k0, int count, const vreal 
 
 /* ---- gtsv ---------------------------------------------------------------- */
 
+/* Forward and backward sweeps of gtsv over one super-tile; inf receives the info. */
+static inline __attribute__((always_inline)) void FN(gtsv_sweep)(const int method, const int64_t m, const real *pdl,
+                                                                 const real *pd, const real *pdu, const int64_t es,
+                                                                 real *R, real *bb, const int64_t bes,
+                                                                 const int64_t bcs, const int nrhs, bsi_gt_pf *pf,
+                                                                 vreal *inf)
+{
+    vreal probe[NT];
+    vmask fail[NT];
+    for (int t = 0; t < NT; t++) probe[t] = FN(gt_splat)(0);
+    FN(gt_forward)(method, m, pdl, pd, pdu, es, NULL, R, bb, bes, bcs, nrhs, pf, inf, probe);
+    for (int t = 0; t < NT; t++) {
+        inf[t] = FN(gt_final_info)(inf[t], probe[t]);
+        fail[t] = FN(bsi_ne)(inf[t], FN(gt_splat)(0));
+    }
+    FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail, pf);
+}
+
 static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method, int64_t m, int nrhs, const real *dl,
                                                                 const real *d, const real *du, bsolve_tlayout lt,
                                                                 real *B, bsolve_tlayout lb, int32_t *info, int64_t k0,
-                                                                int count, real *ws)
+                                                                int count, int next, real *ws)
 {
     const int64_t mw = m * WW;
     real *R = ws, *pk = ws + 3 * mw, *pb = ws + 6 * mw;
@@ -413,15 +516,23 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
         bes = WW;
         bcs = mw;
     }
-    vreal probe[NT], inf[NT];
-    vmask fail[NT];
-    for (int t = 0; t < NT; t++) probe[t] = FN(gt_splat)(0);
-    FN(gt_forward)(method, m, pdl, pd, pdu, es, NULL, R, bb, bes, bcs, nrhs, inf, probe);
-    for (int t = 0; t < NT; t++) {
-        inf[t] = FN(gt_final_info)(inf[t], probe[t]);
-        fail[t] = FN(bsi_ne)(inf[t], FN(gt_splat)(0));
-    }
-    FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail);
+    vreal inf[NT];
+    bsi_gt_pf pf = {.n = 0, .lines = 0, .acc = 0, .k = 0};
+    FN(gt_pf_add)(&pf, dl, lt, m, 1, k0 + WW, next);
+    FN(gt_pf_add)(&pf, d, lt, m, 1, k0 + WW, next);
+    FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
+    FN(gt_pf_add)(&pf, B, lb, m, nrhs, k0 + WW, next);
+    pf.steps = (m - 1 + (int64_t)nrhs * m) * NT;
+    bsi_gt_pf_cap(&pf);
+    /* Separate sweeps for one right-hand side and for no prefetching (the
+     * interleaved layout): the loop over columns and the prefetch counter
+     * cost ~5% at m = 16 when left in the loops */
+    if (nrhs == 1 && pf.n)
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, inf);
+    else if (nrhs == 1)
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, inf);
+    else
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, nrhs, pf.n ? &pf : NULL, inf);
     if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, count);
     FN(gt_store_info)(info, k0, count, inf);
 }
@@ -444,13 +555,13 @@ static bsolve_status FN(gtsv_cpu)(bsolve_ctx *ctx, bsolve_gtsv_method method, in
             const int cnt = batch - k0 < WW ? (int)(batch - k0) : WW;
             switch (method) {
             case BSOLVE_GTSV_THOMAS:
-                FN(gtsv_tile)(BSOLVE_GTSV_THOMAS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, w);
+                FN(gtsv_tile)(BSOLVE_GTSV_THOMAS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, GT_NEXT(batch, k0), w);
                 break;
             case BSOLVE_GTSV_PARTIAL:
-                FN(gtsv_tile)(BSOLVE_GTSV_PARTIAL, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, w);
+                FN(gtsv_tile)(BSOLVE_GTSV_PARTIAL, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, GT_NEXT(batch, k0), w);
                 break;
             default:
-                FN(gtsv_tile)(BSOLVE_GTSV_GIVENS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, w);
+                FN(gtsv_tile)(BSOLVE_GTSV_GIVENS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, GT_NEXT(batch, k0), w);
                 break;
             }
         }
@@ -480,15 +591,22 @@ static bsolve_status FN(gttrf_cpu)(bsolve_ctx *ctx, const real *dl, const real *
             const real *pdl, *pd, *pdu;
             int64_t es;
             FN(gt_diags)(dl, d, du, lt, m, k0, cnt, pk, &pdl, &pd, &pdu, &es);
+            const int next = GT_NEXT(batch, k0);
+            bsi_gt_pf pf = {.n = 0, .lines = 0, .acc = 0, .k = 0};
+            FN(gt_pf_add)(&pf, dl, lt, m, 1, k0 + WW, next);
+            FN(gt_pf_add)(&pf, d, lt, m, 1, k0 + WW, next);
+            FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
+            pf.steps = (m - 1) * NT;
+            bsi_gt_pf_cap(&pf);
             real *Ft = F + t * BSI_GT_NF * mw;
             vreal probe[NT], inf[NT];
             for (int q = 0; q < NT; q++) probe[q] = FN(gt_splat)(0);
             if (method == BSOLVE_GTSV_THOMAS)
-                FN(gt_forward)(BSOLVE_GTSV_THOMAS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, inf, probe);
+                FN(gt_forward)(BSOLVE_GTSV_THOMAS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
             else if (method == BSOLVE_GTSV_PARTIAL)
-                FN(gt_forward)(BSOLVE_GTSV_PARTIAL, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, inf, probe);
+                FN(gt_forward)(BSOLVE_GTSV_PARTIAL, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
             else
-                FN(gt_forward)(BSOLVE_GTSV_GIVENS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, inf, probe);
+                FN(gt_forward)(BSOLVE_GTSV_GIVENS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
             for (int q = 0; q < NT; q++) inf[q] = FN(gt_final_info)(inf[q], probe[q]);
             FN(gt_store_info)(gt->info, k0, cnt, inf);
             FN(gt_store_info)(info, k0, cnt, inf);
@@ -542,7 +660,7 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
                 inf[q] = FN(gt_final_info)(inf[q], probe[q]);
                 fail[q] = FN(bsi_ne)(inf[q], FN(gt_splat)(0));
             }
-            FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail);
+            FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail, NULL);
             if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, cnt);
             if (info) FN(gt_store_info)(info, k0, cnt, inf);
         }
@@ -552,6 +670,9 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
 
 #undef NT
 #undef WW
+#undef GT_NEXT
+#undef GT_UNROLL
+#undef GT_PF_LOC
 #undef LDV
 #undef STV
 #undef GT_MBITS

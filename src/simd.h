@@ -158,6 +158,28 @@ BSI_ALL_(s, bsi_m_s, bsi_hm_s, BSI_LANES_S, ps, , epi32)
 #undef BSI_SQRT_
 #undef BSI_ALL_
 
+/* An approximation of 1/sqrt(x), lane by lane, with a relative error below
+ * 2^-BSI_RSQRT_BITS, for Newton refinement: one instruction (vrsqrt14pd/ps)
+ * with AVX-512, where a square root and a division each occupy the divider
+ * for 12..24 cycles per register.  Elsewhere the exact 1/sqrt(x), which needs
+ * no refinement: AVX's vrsqrtps (11 bits, float only: double lanes through
+ * conversions, 3 Newton steps) made the GIVENS sweep of the AVX2 build
+ * slower, not faster (-march=haswell on the AVX-512 VM, 2026-11-25, GIVENS
+ * il m = 16: 323 -> 236 Meq/s): the longer chain of dependent operations
+ * costs more than the divider saves there. */
+#if BSI_AVX512
+#define BSI_RSQRT_BITS 14
+#define BSI_RSQRT_(sfx, V, ps, r)                                                                      \
+    static inline V bsi_rsqrt_##sfx(V x) { return (V)_mm512_rsqrt14_##ps((__m512##r)x); }
+#else
+#define BSI_RSQRT_BITS 1000
+#define BSI_RSQRT_(sfx, V, ps, r)                                                                      \
+    static inline V bsi_rsqrt_##sfx(V x) { return 1 / bsi_sqrt_##sfx(x); }
+#endif
+BSI_RSQRT_(d, bsi_v_d, pd, d)
+BSI_RSQRT_(s, bsi_v_s, ps, )
+#undef BSI_RSQRT_
+
 /* The NaN lanes (x != x); 1 when some lane of a mask is set. */
 static inline bsi_m_d bsi_isnan_d(bsi_v_d x) { return bsi_ne_d(x, x); }
 static inline bsi_m_s bsi_isnan_s(bsi_v_s x) { return bsi_ne_s(x, x); }
