@@ -25,46 +25,18 @@
 #include <string.h>
 
 #include "batchsolve.h"
+#include "gpu_check.h"
 
-#if defined(__has_include)
-#if __has_include(<cuda_runtime.h>)
-#include <cuda_runtime.h>
-#define HAVE_CUDART 1
-#endif
-#endif
+#ifndef HAVE_CUDART
+int main(void) { return gpu_check_skip_main(); }
+#else
 
-static long nfail, nchecks;
 /* Set around the few-long cases: a diagonally dominant system must come out
  * of the partition method, not the sequential fallback (which is
  * bit-identical to the CPU backend and would hide a guard that always
  * fails). */
 static int expect_partition;
 static int quick;
-#define CHECK(cond, ...)                                             \
-    do {                                                             \
-        nchecks++;                                                   \
-        if (!(cond)) {                                               \
-            if (nfail++ < 30) {                                      \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                        \
-                fprintf(stderr, "\n");                               \
-            }                                                        \
-        }                                                            \
-    } while (0)
-
-#ifndef HAVE_CUDART
-int main(void)
-{
-    bsolve_ctx *ctx = NULL;
-    if (bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CUDA) == BSOLVE_ENODEVICE) {
-        printf("SKIP: no CUDA device\n");
-        return 0;
-    }
-    printf("SKIP: built without the CUDA runtime headers\n");
-    bsolve_ctx_destroy(ctx);
-    return 0;
-}
-#else
 
 static uint64_t rng_s = 88172645463325252ULL;
 static double urand(void) /* (-1, 1), never 0 */

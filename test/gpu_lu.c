@@ -25,41 +25,13 @@
 #include <lapacke.h>
 
 #include "batchsolve.h"
-
-/* The Makefile defines BSOLVE_TEST_CUDART when the library has its CUDA
- * backend (nvcc found); without it this program only reports SKIP. */
-#ifdef BSOLVE_TEST_CUDART
-#include <cuda_runtime.h>
-#define HAVE_CUDART 1
-#endif
-
-static long nfail, nchecks;
-static int quick, sanitize; /* BSOLVE_TEST_QUICK, BSOLVE_TEST_SANITIZE (smaller still) */
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        nchecks++;                                                       \
-        if (!(cond)) {                                                   \
-            if (nfail++ < 20) {                                          \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);     \
-                fprintf(stderr, __VA_ARGS__);                            \
-                fprintf(stderr, "\n");                                   \
-            }                                                            \
-        }                                                                \
-    } while (0)
+#include "gpu_check.h"
 
 #ifndef HAVE_CUDART
-int main(void)
-{
-    bsolve_ctx *ctx = NULL;
-    if (bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CUDA) == BSOLVE_ENODEVICE) {
-        printf("SKIP: no CUDA device\n");
-        return 0;
-    }
-    printf("SKIP: built without the CUDA backend\n");
-    bsolve_ctx_destroy(ctx);
-    return 0;
-}
+int main(void) { return gpu_check_skip_main(); }
 #else
+
+static int quick, sanitize; /* BSOLVE_TEST_QUICK, BSOLVE_TEST_SANITIZE (smaller still) */
 
 static uint64_t rs = 0x9e3779b97f4a7c15ULL;
 static double urand(void) /* [-1, 1], never 0 */

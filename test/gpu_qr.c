@@ -33,39 +33,13 @@
 #include <string.h>
 
 #include "batchsolve.h"
-
-#ifdef BSOLVE_TEST_CUDART
-#include <cuda_runtime.h>
-#define HAVE_CUDART 1
-#endif
-
-static long nfail, nchecks;
-static int quick;
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        nchecks++;                                                       \
-        if (!(cond)) {                                                   \
-            if (nfail++ < 30) {                                          \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);     \
-                fprintf(stderr, __VA_ARGS__);                            \
-                fprintf(stderr, "\n");                                   \
-            }                                                            \
-        }                                                                \
-    } while (0)
+#include "gpu_check.h"
 
 #ifndef HAVE_CUDART
-int main(void)
-{
-    bsolve_ctx *ctx = NULL;
-    if (bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CUDA) == BSOLVE_ENODEVICE) {
-        printf("SKIP: no CUDA device\n");
-        return 0;
-    }
-    printf("SKIP: built without the CUDA backend\n");
-    bsolve_ctx_destroy(ctx);
-    return 0;
-}
+int main(void) { return gpu_check_skip_main(); }
 #else
+
+static int quick;
 
 #define CU(x)                                                                                        \
     do {                                                                                             \
