@@ -26,57 +26,13 @@
 
 #include "batchsolve.h"
 #include "gpu_check.h"
+#include "gpu_dense.h"
 
 #ifndef HAVE_CUDART
 int main(void) { return gpu_check_skip_main(); }
 #else
 
 static int quick, sanitize; /* BSOLVE_TEST_QUICK, BSOLVE_TEST_SANITIZE (smaller still) */
-
-static uint64_t rs = 0x9e3779b97f4a7c15ULL;
-static double urand(void) /* [-1, 1], never 0 */
-{
-    rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17;
-    double u = (double)(rs >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    return u == 0 ? 0.5 : u;
-}
-
-#define CU(x)                                                                            \
-    do {                                                                                 \
-        cudaError_t e_ = (x);                                                            \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
-
-static int64_t idx(bsolve_layout l, int64_t r, int64_t i, int64_t j, int64_t k)
-{
-    switch (l.kind) {
-    case BSOLVE_COL_MAJOR: return k * l.stride + i + j * l.ld;
-    case BSOLVE_ROW_MAJOR: return k * l.stride + i * l.ld + j;
-    default: return (i + j * r) * l.ld + k;
-    }
-}
-/* A layout with gaps when pad != 0. */
-static bsolve_layout mk(bsolve_layout_kind kind, int pad, int64_t r, int64_t c, int64_t batch)
-{
-    bsolve_layout l = {kind, 0, 0};
-    if (kind == BSOLVE_COL_MAJOR) { l.ld = r + pad; l.stride = l.ld * c + 3 * pad; }
-    else if (kind == BSOLVE_ROW_MAJOR) { l.ld = c + pad; l.stride = l.ld * r + 3 * pad; }
-    else l.ld = batch + 5 * pad;
-    return l;
-}
-static size_t span(bsolve_layout l, int64_t r, int64_t c, int64_t batch)
-{
-    return l.kind == BSOLVE_INTERLEAVED ? (size_t)(l.ld * r * c) : (size_t)(l.stride * batch);
-}
-static double get(const void *p, int dbl, int64_t o) { return dbl ? ((const double *)p)[o] : ((const float *)p)[o]; }
-static void put(void *p, int dbl, int64_t o, double v)
-{
-    if (dbl) ((double *)p)[o] = v;
-    else ((float *)p)[o] = (float)v;
-}
 
 static bsolve_status gesv(bsolve_ctx *c, int dbl, bsolve_pivot pv, int64_t n, int64_t nrhs, int64_t batch,
                           const void *A, bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
@@ -126,7 +82,6 @@ static double bwd(int n, int nrhs, int dbl, const void *A, bsolve_layout la, con
 }
 
 static const char *pvname[] = {"NONE", "PARTIAL", "FULL"};
-static const char *kname[] = {"col", "row", "il"};
 
 /* One case: every path on the same inputs. */
 static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl, bsolve_pivot pv, int n, int nrhs,

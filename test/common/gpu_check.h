@@ -11,6 +11,7 @@
 #define BSI_GPU_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "batchsolve.h"
 
@@ -29,6 +30,16 @@ static long nfail, nchecks;
                 fprintf(stderr, "\n");                               \
             }                                                        \
         }                                                            \
+    } while (0)
+
+/* a failed CUDA runtime call ends the test program */
+#define CU(x)                                                                                        \
+    do {                                                                                             \
+        cudaError_t e_ = (x);                                                                        \
+        if (e_ != cudaSuccess) {                                                                     \
+            fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+            exit(1);                                                                                 \
+        }                                                                                            \
     } while (0)
 
 #else
