@@ -65,7 +65,7 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
     for p in ${SAN_LIST:-lu gtsv qr}; do
         step memcheck-$p 120 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=1 CK_FORK=no \
             compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_$p
-        step racecheck-$p 150 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 CK_FORK=no \
+        step racecheck-$p 300 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 CK_FORK=no \
             compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_$p
     done
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -8
