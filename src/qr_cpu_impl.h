@@ -279,6 +279,20 @@ static inline void FN(qr_unscale)(const int m, const int n, real *restrict B, co
         for (int i = 0; i < m; i++) QV(B, i, c) *= i < n ? sx : sb;
 }
 
+/* The prefetch hook of qr_factor, before each trailing column's update
+ * (layout.h, bsi_pf): pf[0] is the next chunk's A, pf[1] its B; NULL for
+ * none.  qr_pf_calls counts the hook's calls per group of tiles. */
+static inline void FN(qr_pf)(bsi_pf *pf)
+{
+    if (pf) bsi_pf_step(pf[0].left ? &pf[0] : &pf[1]);
+}
+static int FN(qr_pf_calls)(const int n, const int nrhs)
+{
+    int calls = 0;
+    for (int j = 0; j < n; j += 2) calls += n - (j + 1 + (j + 1 < n)) + nrhs;
+    return calls;
+}
+
 /* Factors the nt tiles T[t] (m x n) in place, keeping the rotations at
  * G[t] (all of them, in order, when keep; otherwise two columns' at a
  * time, reusing G[t]) and 1/R(j,j) in rd[t] (1 for negligible R(j,j)).
@@ -294,7 +308,7 @@ static inline void FN(qr_unscale)(const int m, const int n, real *restrict B, co
 static inline __attribute__((always_inline)) void FN(qr_factor)(const int m, const int n, const int nt,
                                                                real *const *T, real *const *G, const int keep,
                                                                vreal *const *rd, real *const *B, const int nrhs,
-                                                               vreal *zinfo)
+                                                               vreal *zinfo, bsi_pf *pf)
 {
     const vreal zro = FN(qr_splat)(0), one = FN(qr_splat)(1);
     real *Ga[QR_NT], *Gb[QR_NT];
@@ -307,8 +321,14 @@ static inline __attribute__((always_inline)) void FN(qr_factor)(const int m, con
             FN(qr_apply_col)(m, j, 0, nt, Ga, T, j + 1);
             FN(qr_chain)(m, j + 1, nt, T, Gb);
         }
-        for (int k = j + 1 + two; k < n; k++) FN(qr_apply_col)(m, j, two, nt, Ga, T, k);
-        for (int c = 0; B && c < nrhs; c++) FN(qr_apply_col)(m, j, two, nt, Ga, B, c);
+        for (int k = j + 1 + two; k < n; k++) {
+            FN(qr_pf)(pf);
+            FN(qr_apply_col)(m, j, two, nt, Ga, T, k);
+        }
+        for (int c = 0; B && c < nrhs; c++) {
+            FN(qr_pf)(pf);
+            FN(qr_apply_col)(m, j, two, nt, Ga, B, c);
+        }
         for (int jj = j; jj <= j + two; jj++) {
             vmask neg[QR_NT];
             FN(qr_negligible)(m, jj, nt, T, neg);
@@ -361,7 +381,7 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
  * return each tile's zinfo in zinfo[t]. */
 #define QR_TILE_FNS(N)                                                                                       \
     static void FN(qr_gels_t##N)(int m, int n, int nt, real *const *T, real *const *G, vreal *const *rd,      \
-                                 real *const *B, int nrhs, vreal *zinfo)                                     \
+                                 real *const *B, int nrhs, vreal *zinfo, bsi_pf *pf)                         \
     {                                                                                                        \
         const int nn = (N) ? (N) : n;                                                                        \
         vreal sa[QR_NT], sb[QR_NT];                                                                          \
@@ -370,11 +390,11 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
             sb[t] = FN(qr_scale)(B[t], (int64_t)m * nrhs);                                                   \
         }                                                                                                    \
         if (nt == 4)                                                                                         \
-            FN(qr_factor)(m, nn, 4, T, G, 0, rd, B, nrhs, zinfo);                                            \
+            FN(qr_factor)(m, nn, 4, T, G, 0, rd, B, nrhs, zinfo, pf);                                        \
         else if (nt == 2)                                                                                    \
-            FN(qr_factor)(m, nn, 2, T, G, 0, rd, B, nrhs, zinfo);                                            \
+            FN(qr_factor)(m, nn, 2, T, G, 0, rd, B, nrhs, zinfo, pf);                                        \
         else                                                                                                 \
-            FN(qr_factor)(m, nn, 1, T, G, 0, rd, B, nrhs, zinfo);                                            \
+            FN(qr_factor)(m, nn, 1, T, G, 0, rd, B, nrhs, zinfo, pf);                                        \
         for (int t = 0; t < nt; t++) {                                                                       \
             FN(qr_back)(m, nn, T[t], rd[t], B[t], nrhs);                                                     \
             FN(qr_unscale)(m, nn, B[t], nrhs, sa[t], sb[t]);                                                 \
@@ -382,16 +402,16 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
     }                                                                                                        \
     /* rd[t][n] receives A's scale factor */                                                                 \
     static void FN(qr_geqrf_t##N)(int m, int n, int nt, real *const *T, real *const *G, vreal *const *rd,     \
-                                  vreal *zinfo)                                                              \
+                                  vreal *zinfo, bsi_pf *pf)                                                  \
     {                                                                                                        \
         const int nn = (N) ? (N) : n;                                                                        \
         for (int t = 0; t < nt; t++) rd[t][nn] = FN(qr_scale)(T[t], (int64_t)m * nn);                        \
         if (nt == 4)                                                                                         \
-            FN(qr_factor)(m, nn, 4, T, G, 1, rd, NULL, 0, zinfo);                                            \
+            FN(qr_factor)(m, nn, 4, T, G, 1, rd, NULL, 0, zinfo, pf);                                        \
         else if (nt == 2)                                                                                    \
-            FN(qr_factor)(m, nn, 2, T, G, 1, rd, NULL, 0, zinfo);                                            \
+            FN(qr_factor)(m, nn, 2, T, G, 1, rd, NULL, 0, zinfo, pf);                                        \
         else                                                                                                 \
-            FN(qr_factor)(m, nn, 1, T, G, 1, rd, NULL, 0, zinfo);                                            \
+            FN(qr_factor)(m, nn, 1, T, G, 1, rd, NULL, 0, zinfo, pf);                                        \
     }                                                                                                        \
     static void FN(qr_geqrs_t##N)(int m, int n, const real *T, const real *G, const vreal *rd, real *B,       \
                                   int nrhs)                                                                  \
@@ -415,9 +435,9 @@ QR_TILE_FNS(14) QR_TILE_FNS(15) QR_TILE_FNS(16)
     {FN(op##0), FN(op##1), FN(op##2), FN(op##3), FN(op##4), FN(op##5), FN(op##6), FN(op##7), FN(op##8),       \
      FN(op##9), FN(op##10), FN(op##11), FN(op##12), FN(op##13), FN(op##14), FN(op##15), FN(op##16)}
 static void (*const FN(qr_gels_tab)[17])(int, int, int, real *const *, real *const *, vreal *const *,
-                                         real *const *, int, vreal *) = QR_TABLE(qr_gels_t);
+                                         real *const *, int, vreal *, bsi_pf *) = QR_TABLE(qr_gels_t);
 static void (*const FN(qr_geqrf_tab)[17])(int, int, int, real *const *, real *const *, vreal *const *,
-                                          vreal *) = QR_TABLE(qr_geqrf_t);
+                                          vreal *, bsi_pf *) = QR_TABLE(qr_geqrf_t);
 static void (*const FN(qr_geqrs_tab)[17])(int, int, const real *, const real *, const vreal *, real *,
                                           int) = QR_TABLE(qr_geqrs_t);
 #undef QR_TABLE
@@ -455,6 +475,22 @@ static FN(qr_plan_t) FN(qr_plan)(const bsolve_ctx *ctx, int m, int n, int64_t ba
     return p;
 }
 
+/* Prefetch cursors for the chunk from system k1 on (none past the batch),
+ * its entries spread evenly over the hook's calls for the ntl tiles of
+ * the current chunk (calls per group of tiles). */
+static void FN(qr_pf_plan)(bsi_pf *pf, int m, int n, int nrhs, int64_t k1, int64_t batch, int S, int ntl,
+                           int calls, const real *A, bsolve_layout la, const real *B, bsolve_layout lb)
+{
+    const int cnt = k1 < batch ? (batch - k1 < S ? (int)(batch - k1) : S) : 0;
+    bsi_pf_init(&pf[0], A, la, m * n, k1, cnt, sizeof(real));
+    bsi_pf_init(&pf[1], B, lb, B ? m * nrhs : 0, k1, cnt, sizeof(real));
+    int groups = 0;
+    for (int t = 0; t < ntl; groups++) t += FN(qr_group)(m, ntl - t);
+    const int64_t hooks = (int64_t)groups * calls;
+    const int per = hooks ? (int)((pf[0].left + pf[1].left + hooks - 1) / hooks) : 1;
+    pf[0].per = pf[1].per = per;
+}
+
 static bsolve_status FN(qr_gels)(bsolve_ctx *ctx, int m, int n, int nrhs, int64_t batch, const real *A,
                                  bsolve_layout la, real *B, bsolve_layout lb, int32_t *info)
 {
@@ -465,8 +501,9 @@ static bsolve_status FN(qr_gels)(bsolve_ctx *ctx, int m, int n, int nrhs, int64_
     const size_t per = sa + sb + QR_NT * (sg + sr);
     char *ws = bsi_workspace(ctx, per * pl.nth);
     if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gels: out of memory for a %zu-byte workspace", per * pl.nth);
-    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, real *const *, int, vreal *) =
-        FN(qr_gels_tab)[QR_NIX(n)];
+    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, real *const *, int, vreal *,
+                       bsi_pf *) = FN(qr_gels_tab)[QR_NIX(n)];
+    const int calls = FN(qr_pf_calls)(n, nrhs);
 #pragma omp parallel num_threads(pl.nth)
     {
         char *my = ws + per * omp_get_thread_num();
@@ -483,12 +520,14 @@ static bsolve_status FN(qr_gels)(bsolve_ctx *ctx, int m, int n, int nrhs, int64_
             const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S, ntl = (cnt + BSI_W - 1) / BSI_W;
             FN(bsi_pack)(TA, tsa, A, la, m, n, k0, cnt, 1, nfa);
             FN(bsi_pack)(TB, tsb, B, lb, m, nrhs, k0, cnt, 0, nfb);
+            bsi_pf pf[2];
+            FN(qr_pf_plan)(pf, m, n, nrhs, k0 + pl.S, batch, pl.S, ntl, calls, A, la, B, lb);
             for (int t0 = 0; t0 < ntl;) {
                 const int nt = FN(qr_group)(m, ntl - t0);
                 real *T[QR_NT], *X[QR_NT];
                 vreal zinfo[QR_NT];
                 for (int u = 0; u < nt; u++) T[u] = TA + (t0 + u) * tsa, X[u] = TB + (t0 + u) * tsb;
-                tile(m, n, nt, T, G, rd, X, nrhs, zinfo);
+                tile(m, n, nt, T, G, rd, X, nrhs, zinfo, pf);
                 for (int u = 0; u < nt; u++, t0++) {
                     for (int l = 0; l < BSI_W; l++) {
                         const int s = t0 * BSI_W + l;
@@ -528,8 +567,9 @@ static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout 
     const int64_t batch = qr->batch, ft = FN(qr_ft)(m, n), tsa = (int64_t)m * n * BSI_W;
     const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch);
     real *F = qr->f;
-    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, vreal *) =
+    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, vreal *, bsi_pf *) =
         FN(qr_geqrf_tab)[QR_NIX(n)];
+    const int calls = FN(qr_pf_calls)(n, 0);
 #pragma omp parallel num_threads(pl.nth)
     {
         int32_t nf[BSI_CHUNK_MAX];
@@ -539,6 +579,8 @@ static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout 
             const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S, ntl = (cnt + BSI_W - 1) / BSI_W;
             /* packed straight into the object's own tiles */
             FN(bsi_pack)(F + ft * t0, ft, A, la, m, n, k0, cnt, 1, nf);
+            bsi_pf pf[2];
+            FN(qr_pf_plan)(pf, m, n, 0, k0 + pl.S, batch, pl.S, ntl, calls, A, la, NULL, la);
             for (int t = 0; t < ntl;) {
                 const int nt = FN(qr_group)(m, ntl - t);
                 real *T[QR_NT], *G[QR_NT];
@@ -548,7 +590,7 @@ static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout 
                     G[u] = T[u] + tsa;
                     rd[u] = (vreal *)(T[u] + ft - (int64_t)(n + 1) * BSI_W);
                 }
-                tile(m, n, nt, T, G, rd, zinfo);
+                tile(m, n, nt, T, G, rd, zinfo, pf);
                 for (int u = 0; u < nt; u++, t++)
                     for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) {
                         const int s = t * BSI_W + l;
