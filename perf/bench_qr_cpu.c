@@ -14,7 +14,9 @@
  * the minimum over repetitions (the machine may be shared).
  *
  *   build/perf/bench_qr_cpu [csv-file]       (default perf/bench_qr_cpu.csv)
- * Environment: BENCH_REPS (default 5), BENCH_MB (default 16).
+ * Environment: BENCH_REPS (default 5), BENCH_MB (default 16), BENCH_SHAPES
+ * (only these shapes, e.g. "32x16,24x12,16x16": m x n, comma-separated;
+ * default all).
  * Exit status 1 if a call of ours failed or disagreed with LAPACKE.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -52,6 +54,12 @@ int main(int argc, char **argv)
     const int reps = e ? atoi(e) : 5;
     e = getenv("BENCH_MB");
     const double mb = e ? atof(e) : 16;
+    /* ",32x16,24x12," so that a shape matches only as a whole item */
+    char shapes_buf[1024], *shapes = NULL;
+    if ((e = getenv("BENCH_SHAPES")) && *e) {
+        snprintf(shapes_buf, sizeof shapes_buf, ",%s,", e);
+        shapes = shapes_buf;
+    }
     gsl_set_error_handler_off();
     openblas_set_num_threads(1);
     bsolve_ctx *ctx;
@@ -66,6 +74,11 @@ int main(int argc, char **argv)
     for (int in = 0; in < (int)(sizeof ns / sizeof *ns); in++)
         for (int mm = 1; mm <= 2; mm++) {
             const int n = ns[in], m = mm * n;
+            if (shapes) {
+                char key[32];
+                snprintf(key, sizeof key, ",%dx%d,", m, n);
+                if (!strstr(shapes, key)) continue;
+            }
             long long batch = (long long)(mb * 1e6 / (8.0 * m * n));
             if (batch < 256) batch = 256;
             const size_t sa = (size_t)m * n, na = sa * batch, nb = (size_t)m * batch;

@@ -109,6 +109,10 @@ static inline __attribute__((always_inline)) vreal FN(qr_rot)(vreal f, vreal g, 
  * Loops over t < nt (a constant after inlining) unroll. */
 #define QR_NT 4
 #define QR_M4 48
+/* Reals from one half of a tile's rotation buffer to the other (gels keeps
+ * two pairs of columns' rotations: qr_factor makes the next pair's while
+ * this pair's are applied). */
+#define QR_GHALF ((ptrdiff_t)4 * m * BSI_W)
 static inline int FN(qr_group)(const int m, const int left)
 {
     const int nt = m <= QR_M4 ? 4 : 2;
@@ -143,51 +147,97 @@ static inline __attribute__((always_inline)) void FN(qr_apply)(const int m, cons
  * calls, on the same operands (the results are bitwise the same), with half
  * the loads and stores: a trailing column is read and written once per two
  * columns of R. */
-static inline __attribute__((always_inline)) void FN(qr_apply2)(const int m, const int j, const int nt,
-                                                               const real *const *Ga, const ptrdiff_t db,
-                                                               real *const *b)
+static inline __attribute__((always_inline)) void FN(qr_apply2_first)(const int m, const int nt,
+                                                                     const real *const *Ga, real *const *b,
+                                                                     vreal *y, vreal *z)
 {
-    vreal y[QR_NT], z[QR_NT];
     for (int t = 0; t < nt; t++) { /* column j's rotation of rows m-2, m-1 */
         vreal *v = (vreal *)b[t];
         const vreal c = *(const vreal *)Ga[t], s = *(const vreal *)(Ga[t] + BSI_W), x = v[m - 2];
         z[t] = c * v[m - 1] - s * x;
         y[t] = c * x + s * v[m - 1];
     }
-    for (int i = m - 2, o = 2 * BSI_W; i > j; i--, o += 2 * BSI_W)
-        for (int t = 0; t < nt; t++) {
-            vreal *v = (vreal *)b[t];
-            const vreal c = *(const vreal *)(Ga[t] + o), s = *(const vreal *)(Ga[t] + o + BSI_W), x = v[i - 1];
-            const vreal u = c * y[t] - s * x; /* entry i, final for column j */
-            y[t] = c * x + s * y[t];
-            const vreal cb = *(const vreal *)(Ga[t] + db + o - 2 * BSI_W),
-                        sb = *(const vreal *)(Ga[t] + db + o - BSI_W);
-            v[i + 1] = cb * z[t] - sb * u;
-            z[t] = cb * u + sb * z[t];
-        }
+}
+static inline __attribute__((always_inline)) void FN(qr_apply2_row)(const int i, const ptrdiff_t o, const int nt,
+                                                                   const real *const *Ga, const ptrdiff_t db,
+                                                                   real *const *b, vreal *y, vreal *z)
+{
+    for (int t = 0; t < nt; t++) {
+        vreal *v = (vreal *)b[t];
+        const vreal c = *(const vreal *)(Ga[t] + o), s = *(const vreal *)(Ga[t] + o + BSI_W), x = v[i - 1];
+        const vreal u = c * y[t] - s * x; /* entry i, final for column j */
+        y[t] = c * x + s * y[t];
+        const vreal cb = *(const vreal *)(Ga[t] + db + o - 2 * BSI_W), sb = *(const vreal *)(Ga[t] + db + o - BSI_W);
+        v[i + 1] = cb * z[t] - sb * u;
+        z[t] = cb * u + sb * z[t];
+    }
+}
+static inline __attribute__((always_inline)) void FN(qr_apply2_last)(const int j, const int nt, real *const *b,
+                                                                    const vreal *y, const vreal *z)
+{
     for (int t = 0; t < nt; t++) {
         ((vreal *)b[t])[j + 1] = z[t];
         ((vreal *)b[t])[j] = y[t];
     }
+}
+static inline __attribute__((always_inline)) void FN(qr_apply2)(const int m, const int j, const int nt,
+                                                               const real *const *Ga, const ptrdiff_t db,
+                                                               real *const *b)
+{
+    vreal y[QR_NT], z[QR_NT];
+    FN(qr_apply2_first)(m, nt, Ga, b, y, z);
+    for (int i = m - 2, o = 2 * BSI_W; i > j; i--, o += 2 * BSI_W) FN(qr_apply2_row)(i, o, nt, Ga, db, b, y, z);
+    FN(qr_apply2_last)(j, nt, b, y, z);
 }
 
 /* Makes the rotations of column j of the nt tiles T[t], zeroing
  * T(m-1..j+1, j) bottom-up, and stores them at G[t]; R(j,j) lands in
  * T(j,j) (the zeroed entries are not written, nothing reads below R's
  * diagonal).  The tiles' chains interleave. */
+static inline __attribute__((always_inline)) void FN(qr_chain_row)(const int m, const int i, const ptrdiff_t o,
+                                                                  const int j, const int nt, real *const *T, real *const *G,
+                                                                  vreal *g)
+{
+    for (int t = 0; t < nt; t++) {
+        vreal c, s;
+        g[t] = FN(qr_rot)(QV(T[t], i - 1, j), g[t], &c, &s);
+        *(vreal *)(G[t] + o) = c;
+        *(vreal *)(G[t] + o + BSI_W) = s;
+    }
+}
 static inline __attribute__((always_inline)) void FN(qr_chain)(const int m, const int j, const int nt,
                                                               real *const *T, real *const *G)
 {
     vreal g[QR_NT];
     for (int t = 0; t < nt; t++) g[t] = QV(T[t], m - 1, j);
-    for (int i = m - 1, o = 0; i > j; i--, o += 2 * BSI_W)
-        for (int t = 0; t < nt; t++) {
-            vreal c, s;
-            g[t] = FN(qr_rot)(QV(T[t], i - 1, j), g[t], &c, &s);
-            *(vreal *)(G[t] + o) = c;
-            *(vreal *)(G[t] + o + BSI_W) = s;
-        }
+    for (int i = m - 1, o = 0; i > j; i--, o += 2 * BSI_W) FN(qr_chain_row)(m, i, o, j, nt, T, G, g);
     for (int t = 0; t < nt; t++) QV(T[t], j, j) = g[t];
+}
+
+/* qr_chain of column jc and qr_apply2 of the rotations of columns ja, ja+1
+ * (at Ga[t], Ga[t] + db; ja + 2 <= jc) to the m-vectors b[t], in one walk
+ * up the rows: the chain waits on square-root latency with the FMA units
+ * idle, the update keeps them busy, and the two are independent (column jc
+ * is final for columns ja, ja+1 before the chain starts; b is a later
+ * column).  The very operations of the two calls, in another order. */
+static inline __attribute__((always_inline)) void FN(qr_chain_apply2)(const int m, const int jc, const int nt,
+                                                                     real *const *T, real *const *Gc,
+                                                                     const int ja, const real *const *Ga,
+                                                                     const ptrdiff_t db, real *const *b)
+{
+    vreal g[QR_NT], y[QR_NT], z[QR_NT];
+    for (int t = 0; t < nt; t++) g[t] = QV(T[t], m - 1, jc);
+    FN(qr_apply2_first)(m, nt, Ga, b, y, z);
+    /* update row i (m-2 .. ja+1) with the chain's row i+1 (m-1 .. jc+1) */
+    int i = m - 2;
+    ptrdiff_t o = 2 * BSI_W;
+    for (; i >= jc; i--, o += 2 * BSI_W) {
+        FN(qr_chain_row)(m, i + 1, o - 2 * BSI_W, jc, nt, T, Gc, g);
+        FN(qr_apply2_row)(i, o, nt, Ga, db, b, y, z);
+    }
+    for (; i > ja; i--, o += 2 * BSI_W) FN(qr_apply2_row)(i, o, nt, Ga, db, b, y, z);
+    FN(qr_apply2_last)(ja, nt, b, y, z);
+    for (int t = 0; t < nt; t++) QV(T[t], jc, jc) = g[t];
 }
 
 /* Applies the rotations of column j (at Ga[t]), and of column j+1 (right
@@ -279,36 +329,86 @@ static inline void FN(qr_unscale)(const int m, const int n, real *restrict B, co
         for (int i = 0; i < m; i++) QV(B, i, c) *= i < n ? sx : sb;
 }
 
+/* The prefetch hook of qr_factor, before each trailing column's update
+ * (layout.h, bsi_pf): pf[0] is the next chunk's A, pf[1] its B; NULL for
+ * none.  qr_pf_calls counts the hook's calls per group of tiles. */
+static inline void FN(qr_pf)(bsi_pf *pf)
+{
+    if (pf) bsi_pf_step(pf[0].left ? &pf[0] : &pf[1]);
+}
+static int FN(qr_pf_calls)(const int n, const int nrhs)
+{
+    int calls = 0;
+    for (int j = 0; j < n; j += 2) calls += n - (j + 1 + (j + 1 < n)) + nrhs;
+    return calls;
+}
+
 /* Factors the nt tiles T[t] (m x n) in place, keeping the rotations at
- * G[t] (all of them, in order, when keep; otherwise two columns' at a
- * time, reusing G[t]) and 1/R(j,j) in rd[t] (1 for negligible R(j,j)).
+ * G[t] (all of them, in order, when keep; otherwise two pairs of
+ * columns' at a time, in the two halves of G[t]) and 1/R(j,j) in rd[t] (1 for negligible R(j,j)).
  * With B (nrhs columns of m rows per tile), applies the rotations to B as
  * well, then solves R x = (Q^T b)(0:n-1) in place (fused gels).  zinfo[t]
  * receives, per lane, the first negligible column (1-based) or 0.
  *
  * Columns go in pairs j, j+1: the rotations of column j, applied to column
  * j+1 alone; those of column j+1; then both sets to the trailing columns
- * (and B) in one walk each (qr_apply2).  Column by column rather than
+ * (and B) in one walk each (qr_apply2), the next pair's two chains
+ * made during the walks of the third and fourth (qr_chain_apply2: at
+ * 24 x 12 and 16 x 16 5% faster, no change at 32 x 16, AVX2 build,
+ * 2026-11-25; results bitwise the same).  Column by column rather than
  * rotation by rotation: a column is contiguous, where a row of a tile
  * strides m*W reals, and for large m*n rows map to few cache sets. */
 static inline __attribute__((always_inline)) void FN(qr_factor)(const int m, const int n, const int nt,
                                                                real *const *T, real *const *G, const int keep,
                                                                vreal *const *rd, real *const *B, const int nrhs,
-                                                               vreal *zinfo)
+                                                               vreal *zinfo, bsi_pf *pf)
 {
     const vreal zro = FN(qr_splat)(0), one = FN(qr_splat)(1);
-    real *Ga[QR_NT], *Gb[QR_NT];
+    real *Ga[QR_NT], *Gb[QR_NT], *Gn[QR_NT], *Gnb[QR_NT];
     for (int t = 0; t < nt; t++) Ga[t] = G[t], zinfo[t] = zro;
+    int made = 0; /* the chains of pair j were made during pair j-2's updates */
     for (int j = 0; j < n; j += 2) {
         const int two = j + 1 < n;
         for (int t = 0; t < nt; t++) Gb[t] = Ga[t] + (ptrdiff_t)2 * (m - 1 - j) * BSI_W;
-        FN(qr_chain)(m, j, nt, T, Ga);
-        if (two) {
-            FN(qr_apply_col)(m, j, 0, nt, Ga, T, j + 1);
-            FN(qr_chain)(m, j + 1, nt, T, Gb);
+        if (!made) {
+            FN(qr_chain)(m, j, nt, T, Ga);
+            if (two) {
+                FN(qr_apply_col)(m, j, 0, nt, Ga, T, j + 1);
+                FN(qr_chain)(m, j + 1, nt, T, Gb);
+            }
         }
-        for (int k = j + 1 + two; k < n; k++) FN(qr_apply_col)(m, j, two, nt, Ga, T, k);
-        for (int c = 0; B && c < nrhs; c++) FN(qr_apply_col)(m, j, two, nt, Ga, B, c);
+        /* The next pair's chains (columns jn, jn+1) go with this pair's
+         * updates of later trailing columns (qr_chain_apply2), once column
+         * jn (and jn+1) have this pair's rotations; its rotations go after
+         * this pair's (keep) or to the other half of G. */
+        const int jn = j + 2, next = two && jn < n, nt_cols = n - j - 1 - two, len = nt_cols + (B ? nrhs : 0);
+        for (int t = 0; t < nt; t++) {
+            Gn[t] = keep ? Gb[t] + (ptrdiff_t)2 * (m - 2 - j) * BSI_W : G[t] + (Ga[t] == G[t]) * QR_GHALF;
+            Gnb[t] = Gn[t] + (ptrdiff_t)2 * (m - 1 - jn) * BSI_W;
+        }
+        int chains = 0; /* of the next pair, made so far */
+        const int need = next ? 1 + (jn + 1 < n) : 0, from = jn + 1 < n ? 2 : 1;
+        for (int q = 0; q < len; q++) {
+            real *const *M = q < nt_cols ? T : B;
+            const int k = q < nt_cols ? j + 1 + two + q : q - nt_cols;
+            FN(qr_pf)(pf);
+            if (chains < need && q >= from) {
+                real *col[QR_NT];
+                for (int t = 0; t < nt; t++) col[t] = M[t] + QX(0, k);
+                FN(qr_chain_apply2)(m, jn + chains, nt, T, chains ? Gnb : Gn, j, (const real *const *)Ga,
+                                    (ptrdiff_t)2 * (m - 1 - j) * BSI_W, col);
+                if (++chains == 1 && need == 2) FN(qr_apply_col)(m, jn, 0, nt, Gn, T, jn + 1);
+            } else {
+                FN(qr_apply_col)(m, j, two, nt, Ga, M, k);
+            }
+        }
+        if (chains < need && chains == 0) { /* too few trailing columns to go with */
+            FN(qr_chain)(m, jn, nt, T, Gn);
+            if (need == 2) FN(qr_apply_col)(m, jn, 0, nt, Gn, T, jn + 1);
+            chains = 1;
+        }
+        if (chains < need) FN(qr_chain)(m, jn + 1, nt, T, Gnb);
+        made = next;
         for (int jj = j; jj <= j + two; jj++) {
             vmask neg[QR_NT];
             FN(qr_negligible)(m, jj, nt, T, neg);
@@ -317,8 +417,7 @@ static inline __attribute__((always_inline)) void FN(qr_factor)(const int m, con
                 rd[t][jj] = one / FN(bsi_sel)(neg[t], one, QV(T[t], jj, jj));
             }
         }
-        if (keep)
-            for (int t = 0; t < nt; t++) Ga[t] = Gb[t] + (ptrdiff_t)2 * (m - 2 - j) * BSI_W;
+        for (int t = 0; t < nt; t++) Ga[t] = Gn[t];
     }
 }
 
@@ -361,7 +460,7 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
  * return each tile's zinfo in zinfo[t]. */
 #define QR_TILE_FNS(N)                                                                                       \
     static void FN(qr_gels_t##N)(int m, int n, int nt, real *const *T, real *const *G, vreal *const *rd,      \
-                                 real *const *B, int nrhs, vreal *zinfo)                                     \
+                                 real *const *B, int nrhs, vreal *zinfo, bsi_pf *pf)                         \
     {                                                                                                        \
         const int nn = (N) ? (N) : n;                                                                        \
         vreal sa[QR_NT], sb[QR_NT];                                                                          \
@@ -370,11 +469,11 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
             sb[t] = FN(qr_scale)(B[t], (int64_t)m * nrhs);                                                   \
         }                                                                                                    \
         if (nt == 4)                                                                                         \
-            FN(qr_factor)(m, nn, 4, T, G, 0, rd, B, nrhs, zinfo);                                            \
+            FN(qr_factor)(m, nn, 4, T, G, 0, rd, B, nrhs, zinfo, pf);                                        \
         else if (nt == 2)                                                                                    \
-            FN(qr_factor)(m, nn, 2, T, G, 0, rd, B, nrhs, zinfo);                                            \
+            FN(qr_factor)(m, nn, 2, T, G, 0, rd, B, nrhs, zinfo, pf);                                        \
         else                                                                                                 \
-            FN(qr_factor)(m, nn, 1, T, G, 0, rd, B, nrhs, zinfo);                                            \
+            FN(qr_factor)(m, nn, 1, T, G, 0, rd, B, nrhs, zinfo, pf);                                        \
         for (int t = 0; t < nt; t++) {                                                                       \
             FN(qr_back)(m, nn, T[t], rd[t], B[t], nrhs);                                                     \
             FN(qr_unscale)(m, nn, B[t], nrhs, sa[t], sb[t]);                                                 \
@@ -382,16 +481,16 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
     }                                                                                                        \
     /* rd[t][n] receives A's scale factor */                                                                 \
     static void FN(qr_geqrf_t##N)(int m, int n, int nt, real *const *T, real *const *G, vreal *const *rd,     \
-                                  vreal *zinfo)                                                              \
+                                  vreal *zinfo, bsi_pf *pf)                                                  \
     {                                                                                                        \
         const int nn = (N) ? (N) : n;                                                                        \
         for (int t = 0; t < nt; t++) rd[t][nn] = FN(qr_scale)(T[t], (int64_t)m * nn);                        \
         if (nt == 4)                                                                                         \
-            FN(qr_factor)(m, nn, 4, T, G, 1, rd, NULL, 0, zinfo);                                            \
+            FN(qr_factor)(m, nn, 4, T, G, 1, rd, NULL, 0, zinfo, pf);                                        \
         else if (nt == 2)                                                                                    \
-            FN(qr_factor)(m, nn, 2, T, G, 1, rd, NULL, 0, zinfo);                                            \
+            FN(qr_factor)(m, nn, 2, T, G, 1, rd, NULL, 0, zinfo, pf);                                        \
         else                                                                                                 \
-            FN(qr_factor)(m, nn, 1, T, G, 1, rd, NULL, 0, zinfo);                                            \
+            FN(qr_factor)(m, nn, 1, T, G, 1, rd, NULL, 0, zinfo, pf);                                        \
     }                                                                                                        \
     static void FN(qr_geqrs_t##N)(int m, int n, const real *T, const real *G, const vreal *rd, real *B,       \
                                   int nrhs)                                                                  \
@@ -415,9 +514,9 @@ QR_TILE_FNS(14) QR_TILE_FNS(15) QR_TILE_FNS(16)
     {FN(op##0), FN(op##1), FN(op##2), FN(op##3), FN(op##4), FN(op##5), FN(op##6), FN(op##7), FN(op##8),       \
      FN(op##9), FN(op##10), FN(op##11), FN(op##12), FN(op##13), FN(op##14), FN(op##15), FN(op##16)}
 static void (*const FN(qr_gels_tab)[17])(int, int, int, real *const *, real *const *, vreal *const *,
-                                         real *const *, int, vreal *) = QR_TABLE(qr_gels_t);
+                                         real *const *, int, vreal *, bsi_pf *) = QR_TABLE(qr_gels_t);
 static void (*const FN(qr_geqrf_tab)[17])(int, int, int, real *const *, real *const *, vreal *const *,
-                                          vreal *) = QR_TABLE(qr_geqrf_t);
+                                          vreal *, bsi_pf *) = QR_TABLE(qr_geqrf_t);
 static void (*const FN(qr_geqrs_tab)[17])(int, int, const real *, const real *, const vreal *, real *,
                                           int) = QR_TABLE(qr_geqrs_t);
 #undef QR_TABLE
@@ -455,18 +554,35 @@ static FN(qr_plan_t) FN(qr_plan)(const bsolve_ctx *ctx, int m, int n, int64_t ba
     return p;
 }
 
+/* Prefetch cursors for the chunk from system k1 on (none past the batch),
+ * its entries spread evenly over the hook's calls for the ntl tiles of
+ * the current chunk (calls per group of tiles). */
+static void FN(qr_pf_plan)(bsi_pf *pf, int m, int n, int nrhs, int64_t k1, int64_t batch, int S, int ntl,
+                           int calls, const real *A, bsolve_layout la, const real *B, bsolve_layout lb)
+{
+    const int cnt = k1 < batch ? (batch - k1 < S ? (int)(batch - k1) : S) : 0;
+    bsi_pf_init(&pf[0], A, la, m * n, k1, cnt, sizeof(real));
+    bsi_pf_init(&pf[1], B, lb, B ? m * nrhs : 0, k1, cnt, sizeof(real));
+    int groups = 0;
+    for (int t = 0; t < ntl; groups++) t += FN(qr_group)(m, ntl - t);
+    const int64_t hooks = (int64_t)groups * calls;
+    const int per = hooks ? (int)((pf[0].left + pf[1].left + hooks - 1) / hooks) : 1;
+    pf[0].per = pf[1].per = per;
+}
+
 static bsolve_status FN(qr_gels)(bsolve_ctx *ctx, int m, int n, int nrhs, int64_t batch, const real *A,
                                  bsolve_layout la, real *B, bsolve_layout lb, int32_t *info)
 {
     const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch);
     const int64_t tsa = (int64_t)m * n * BSI_W, tsb = (int64_t)m * nrhs * BSI_W;
     const size_t sa = FN(qr_region)((size_t)pl.S * m * n), sb = FN(qr_region)((size_t)pl.S * m * nrhs),
-                 sg = FN(qr_region)((size_t)4 * m * BSI_W), sr = FN(qr_region)((size_t)n * BSI_W);
+                 sg = FN(qr_region)((size_t)8 * m * BSI_W), sr = FN(qr_region)((size_t)n * BSI_W);
     const size_t per = sa + sb + QR_NT * (sg + sr);
     char *ws = bsi_workspace(ctx, per * pl.nth);
     if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gels: out of memory for a %zu-byte workspace", per * pl.nth);
-    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, real *const *, int, vreal *) =
-        FN(qr_gels_tab)[QR_NIX(n)];
+    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, real *const *, int, vreal *,
+                       bsi_pf *) = FN(qr_gels_tab)[QR_NIX(n)];
+    const int calls = FN(qr_pf_calls)(n, nrhs);
 #pragma omp parallel num_threads(pl.nth)
     {
         char *my = ws + per * omp_get_thread_num();
@@ -483,12 +599,14 @@ static bsolve_status FN(qr_gels)(bsolve_ctx *ctx, int m, int n, int nrhs, int64_
             const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S, ntl = (cnt + BSI_W - 1) / BSI_W;
             FN(bsi_pack)(TA, tsa, A, la, m, n, k0, cnt, 1, nfa);
             FN(bsi_pack)(TB, tsb, B, lb, m, nrhs, k0, cnt, 0, nfb);
+            bsi_pf pf[2];
+            FN(qr_pf_plan)(pf, m, n, nrhs, k0 + pl.S, batch, pl.S, ntl, calls, A, la, B, lb);
             for (int t0 = 0; t0 < ntl;) {
                 const int nt = FN(qr_group)(m, ntl - t0);
                 real *T[QR_NT], *X[QR_NT];
                 vreal zinfo[QR_NT];
                 for (int u = 0; u < nt; u++) T[u] = TA + (t0 + u) * tsa, X[u] = TB + (t0 + u) * tsb;
-                tile(m, n, nt, T, G, rd, X, nrhs, zinfo);
+                tile(m, n, nt, T, G, rd, X, nrhs, zinfo, pf);
                 for (int u = 0; u < nt; u++, t0++) {
                     for (int l = 0; l < BSI_W; l++) {
                         const int s = t0 * BSI_W + l;
@@ -528,8 +646,9 @@ static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout 
     const int64_t batch = qr->batch, ft = FN(qr_ft)(m, n), tsa = (int64_t)m * n * BSI_W;
     const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch);
     real *F = qr->f;
-    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, vreal *) =
+    void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, vreal *, bsi_pf *) =
         FN(qr_geqrf_tab)[QR_NIX(n)];
+    const int calls = FN(qr_pf_calls)(n, 0);
 #pragma omp parallel num_threads(pl.nth)
     {
         int32_t nf[BSI_CHUNK_MAX];
@@ -539,6 +658,8 @@ static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout 
             const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S, ntl = (cnt + BSI_W - 1) / BSI_W;
             /* packed straight into the object's own tiles */
             FN(bsi_pack)(F + ft * t0, ft, A, la, m, n, k0, cnt, 1, nf);
+            bsi_pf pf[2];
+            FN(qr_pf_plan)(pf, m, n, 0, k0 + pl.S, batch, pl.S, ntl, calls, A, la, NULL, la);
             for (int t = 0; t < ntl;) {
                 const int nt = FN(qr_group)(m, ntl - t);
                 real *T[QR_NT], *G[QR_NT];
@@ -548,7 +669,7 @@ static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout 
                     G[u] = T[u] + tsa;
                     rd[u] = (vreal *)(T[u] + ft - (int64_t)(n + 1) * BSI_W);
                 }
-                tile(m, n, nt, T, G, rd, zinfo);
+                tile(m, n, nt, T, G, rd, zinfo, pf);
                 for (int u = 0; u < nt; u++, t++)
                     for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) {
                         const int s = t * BSI_W + l;
@@ -653,6 +774,7 @@ static bsolve_status FN(qr_export)(bsolve_ctx *ctx, const bsolve_qr *qr, real *Q
 #undef QR_NIX
 #undef QR_NT
 #undef QR_M4
+#undef QR_GHALF
 #undef QX
 #undef QV
 #undef QR_MBITS
