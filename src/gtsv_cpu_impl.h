@@ -347,11 +347,11 @@ static inline vreal FN(gt_final_info)(vreal info, vreal probe)
 /* Contiguous systems are moved in TW x TW blocks transposed in registers
  * (TW rows of TW equations <-> TW tile rows of TW lanes): log2(TW) rounds of
  * two-input shuffles, each swapping the off-diagonal halves of ever larger
- * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block instead
- * of 2*TW*TW scalar moves.  TW is what one register holds (64 bytes with
- * AVX-512, 32 otherwise): GCC expands a shuffle wider than the target's
- * registers lane by lane.  Compilers without __builtin_shuffle keep the
- * scalar moves. */
+ * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block (or one
+ * round fewer, see gt_transpose) instead of 2*TW*TW scalar moves.  TW is
+ * what one register holds (64 bytes with AVX-512, 32 otherwise): GCC
+ * expands a shuffle wider than the target's registers lane by lane.
+ * Compilers without __builtin_shuffle keep the scalar moves. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define GT_TRANSPOSE 1
 #if defined(__AVX512F__)
@@ -361,19 +361,26 @@ typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
 #define GT_TW (32 / (int)sizeof(real))
 typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
 #endif
+typedef real FN(gt_ht) __attribute__((vector_size(sizeof(FN(gt_vt)) / 2), aligned(sizeof(real))));
 typedef __typeof__(((vmask){0})[0]) FN(gt_it);
 typedef FN(gt_it) FN(gt_mt) __attribute__((vector_size(sizeof(FN(gt_vt)))));
 
-/* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k]. */
+/* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k].  With split,
+ * the last round, which exchanges whole register halves, is done by the
+ * stores instead: a half-register store needs no shuffle (vextractf64x4 /
+ * vextractf128 to memory), so a block costs TW*(log2(TW) - 1) shuffles and
+ * 2*TW stores instead of TW*log2(TW) shuffles and TW stores.  split must be
+ * a constant where this is inlined: a variable one left r in memory (all
+ * packs 30% slower). */
 static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *restrict s, const int64_t ss,
-                                                                   real *restrict d, const int64_t ds)
+                                                                   real *restrict d, const int64_t ds, const int split)
 {
     static const FN(gt_it) iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     FN(gt_mt) io;
     memcpy(&io, iota, sizeof io);
     FN(gt_vt) r[GT_TW];
     for (int k = 0; k < GT_TW; k++) r[k] = *(const FN(gt_vt) *)(s + k * ss);
-    for (int h = 1; h < GT_TW; h *= 2) {
+    for (int h = 1; h < (split ? GT_TW / 2 : GT_TW); h *= 2) {
         /* rows k and k + h (k & h = 0) exchange their entries e & h != 0 and e & h = 0 */
         const FN(gt_mt) lo = io + (((io & h) != 0) & (GT_TW - h)), hi = lo + h;
         for (int k = 0; k < GT_TW; k++)
@@ -383,7 +390,18 @@ static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *r
                 r[k + h] = __builtin_shuffle(a, b, hi);
             }
     }
-    for (int k = 0; k < GT_TW; k++) *(FN(gt_vt) *)(d + k * ds) = r[k];
+    if (!split)
+        for (int k = 0; k < GT_TW; k++) *(FN(gt_vt) *)(d + k * ds) = r[k];
+    else
+        for (int k = 0; k < GT_TW / 2; k++) {
+            FN(gt_ht) a[2], b[2];
+            memcpy(a, &r[k], sizeof a);
+            memcpy(b, &r[k + GT_TW / 2], sizeof b);
+            *(FN(gt_ht) *)(d + k * ds) = a[0];
+            *(FN(gt_ht) *)(d + k * ds + GT_TW / 2) = b[0];
+            *(FN(gt_ht) *)(d + (k + GT_TW / 2) * ds) = a[1];
+            *(FN(gt_ht) *)(d + (k + GT_TW / 2) * ds + GT_TW / 2) = b[1];
+        }
 }
 #else
 #define GT_TRANSPOSE 0
@@ -400,10 +418,20 @@ static inline __attribute__((always_inline)) void FN(gt_move_ct)(const int pack,
     const int64_t fl = pack ? stride : 1, fe = pack ? 1 : WW, tl = pack ? 1 : stride, te = pack ? WW : 1;
     int l0 = 0;
 #if GT_TRANSPOSE
+    /* Split transposes (fewer shuffles, more stores) once a plane has 8 KiB
+     * (double: m >= 32) and gtsv's 9 planes no longer fit the 48 KiB L1d:
+     * there the packs waited for the shuffle port, which all shuffles share
+     * (AVX-512 VM, 2026-11-25, contiguous m = 32, 64: +6..8%, m = 128: +3%);
+     * with L1-resident planes they rather waited for the stores, and twice as
+     * many cost 2..5% (m = 8, 16).  Not measured on an AVX2 machine. */
+    const int split = m * WW * (int64_t)sizeof(real) >= 8192;
     const int64_t me = m - m % GT_TW;
     for (; l0 + GT_TW <= count; l0 += GT_TW) {
         for (int64_t i = 0; i < me; i += GT_TW)
-            FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride);
+            if (split)
+                FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride, 1);
+            else
+                FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride, 0);
         for (int64_t i = me; i < m; i++)
             for (int ln = l0; ln < l0 + GT_TW; ln++) to[ln * tl + i * te] = from[ln * fl + i * fe];
     }
