@@ -322,9 +322,13 @@ static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int met
 #if defined(__GNUC__) && !defined(__clang__)
 #define GT_TRANSPOSE 1
 #if defined(__AVX512F__)
+#define GT_SPLIT 1 /* split transposes pay (see gt_transpose) */
 #define GT_TW (64 / (int)sizeof(real))
 typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
 #else
+/* AVX2 (4 x 4 doubles): splitting the last of 2 rounds cost 8..10% (m = 64
+ * contiguous, -march=haswell on the AVX-512 VM, 2026-11-25) */
+#define GT_SPLIT 0
 #define GT_TW (32 / (int)sizeof(real))
 typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
 #endif
@@ -405,7 +409,7 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
 #if GT_TRANSPOSE
             if (ub && i % GT_TW == 0)
                 for (int l0 = 0; l0 < WW; l0 += GT_TW)
-                    FN(gt_transpose)(bj + i * WW + l0, WW, ub + j * ubld + l0 * ubs + i, ubs, 1);
+                    FN(gt_transpose)(bj + i * WW + l0, WW, ub + j * ubld + l0 * ubs + i, ubs, GT_SPLIT);
 #endif
         }
     }
@@ -436,8 +440,8 @@ static inline __attribute__((always_inline)) void FN(gt_move_ct)(const int pack,
      * there the packs waited for the shuffle port, which all shuffles share
      * (AVX-512 VM, 2026-11-25, contiguous m = 32, 64: +6..8%, m = 128: +3%);
      * with L1-resident planes they rather waited for the stores, and twice as
-     * many cost 2..5% (m = 8, 16).  Not measured on an AVX2 machine. */
-    const int split = m * WW * (int64_t)sizeof(real) >= 8192;
+     * many cost 2..5% (m = 8, 16).  AVX-512 only (GT_SPLIT). */
+    const int split = GT_SPLIT && m * WW * (int64_t)sizeof(real) >= 8192;
     const int64_t me = m - m % GT_TW;
     for (; l0 + GT_TW <= count; l0 += GT_TW) {
         for (int64_t i = 0; i < me; i += GT_TW)
@@ -737,3 +741,4 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
 #undef GT_EMAXB
 #undef GT_TW
 #undef GT_TRANSPOSE
+#undef GT_SPLIT
