@@ -201,12 +201,14 @@ static inline void FN(gt_pf_add)(bsi_gt_pf *pf, const real *base, bsolve_tlayout
  * when B is given, transforms its nrhs columns (equation i of column j at
  * B + i*bes + j*bcs) into y on the way.  Writes the five factor planes into
  * F (plane q at F + q*m*WW) when F is not NULL; otherwise only rinv/u1/u2
- * into the three planes of R.  info[t] receives the per-lane info (0 or
- * j > 0); probe[t] accumulates x*0 over every entry read (NaN iff one is
- * not finite). */
+ * into the three planes of R, which may be the diagonals' own planes (es =
+ * WW, R = dl, R + m*WW = d, R + 2*m*WW = du): row i of R is written at step
+ * i, after step i-1 (row 0: the start) read row i of the diagonals, so R is
+ * not restrict.  info[t] receives the per-lane info (0 or j > 0); probe[t]
+ * accumulates x*0 over every entry read (NaN iff one is not finite). */
 static inline __attribute__((always_inline)) void FN(gt_forward)(const int method, const int64_t m, const real *dl,
                                                                  const real *d, const real *du, const int64_t es,
-                                                                 real *restrict F, real *restrict R, real *B,
+                                                                 real *restrict F, real *R, real *B,
                                                                  const int64_t bes, const int64_t bcs, const int nrhs,
                                                                  bsi_gt_pf *pf, vreal *info, vreal *probe)
 {
@@ -309,11 +311,82 @@ static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int met
     }
 }
 
+/* Contiguous systems are moved in TW x TW blocks transposed in registers
+ * (TW rows of TW equations <-> TW tile rows of TW lanes): log2(TW) rounds of
+ * two-input shuffles, each swapping the off-diagonal halves of ever larger
+ * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block (or one
+ * round fewer, see gt_transpose) instead of 2*TW*TW scalar moves.  TW is
+ * what one register holds (64 bytes with AVX-512, 32 otherwise): GCC
+ * expands a shuffle wider than the target's registers lane by lane.
+ * Compilers without __builtin_shuffle keep the scalar moves. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GT_TRANSPOSE 1
+#if defined(__AVX512F__)
+#define GT_SPLIT 1 /* split transposes pay (see gt_transpose) */
+#define GT_TW (64 / (int)sizeof(real))
+typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
+#else
+/* AVX2 (4 x 4 doubles): splitting the last of 2 rounds cost 8..10% (m = 64
+ * contiguous, -march=haswell on the AVX-512 VM, 2026-11-25) */
+#define GT_SPLIT 0
+#define GT_TW (32 / (int)sizeof(real))
+typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
+#endif
+typedef real FN(gt_ht) __attribute__((vector_size(sizeof(FN(gt_vt)) / 2), aligned(sizeof(real))));
+typedef __typeof__(((vmask){0})[0]) FN(gt_it);
+typedef FN(gt_it) FN(gt_mt) __attribute__((vector_size(sizeof(FN(gt_vt)))));
+
+/* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k].  With split,
+ * the last round, which exchanges whole register halves, is done by the
+ * stores instead: a half-register store needs no shuffle (vextractf64x4 /
+ * vextractf128 to memory), so a block costs TW*(log2(TW) - 1) shuffles and
+ * 2*TW stores instead of TW*log2(TW) shuffles and TW stores.  split must be
+ * a constant where this is inlined: a variable one left r in memory (all
+ * packs 30% slower). */
+static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *restrict s, const int64_t ss,
+                                                                   real *restrict d, const int64_t ds, const int split)
+{
+    static const FN(gt_it) iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    FN(gt_mt) io;
+    memcpy(&io, iota, sizeof io);
+    FN(gt_vt) r[GT_TW];
+    for (int k = 0; k < GT_TW; k++) r[k] = *(const FN(gt_vt) *)(s + k * ss);
+    for (int h = 1; h < (split ? GT_TW / 2 : GT_TW); h *= 2) {
+        /* rows k and k + h (k & h = 0) exchange their entries e & h != 0 and e & h = 0 */
+        const FN(gt_mt) lo = io + (((io & h) != 0) & (GT_TW - h)), hi = lo + h;
+        for (int k = 0; k < GT_TW; k++)
+            if (!(k & h)) {
+                const FN(gt_vt) a = r[k], b = r[k + h];
+                r[k] = __builtin_shuffle(a, b, lo);
+                r[k + h] = __builtin_shuffle(a, b, hi);
+            }
+    }
+    if (!split)
+        for (int k = 0; k < GT_TW; k++) *(FN(gt_vt) *)(d + k * ds) = r[k];
+    else
+        for (int k = 0; k < GT_TW / 2; k++) {
+            FN(gt_ht) a[2], b[2];
+            memcpy(a, &r[k], sizeof a);
+            memcpy(b, &r[k + GT_TW / 2], sizeof b);
+            *(FN(gt_ht) *)(d + k * ds) = a[0];
+            *(FN(gt_ht) *)(d + k * ds + GT_TW / 2) = b[0];
+            *(FN(gt_ht) *)(d + (k + GT_TW / 2) * ds) = a[1];
+            *(FN(gt_ht) *)(d + (k + GT_TW / 2) * ds + GT_TW / 2) = b[1];
+        }
+}
+#else
+#define GT_TRANSPOSE 0
+#endif
+
 /* Back substitution with planes rinv/u1/u2 at R, R + m*WW, R + 2*m*WW;
- * lanes where `fail` is set receive NaN. */
+ * lanes where `fail` is set receive NaN.  With ub (a full super-tile of
+ * contiguous systems ubs apart, columns ubld apart; B packed, m % TW = 0),
+ * every TW equations of the solution go out to ub as soon as they are
+ * final, from L1, instead of in a separate unpack after the sweep. */
 static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, const real *restrict R, real *B,
                                                               const int64_t bes, const int64_t bcs, const int nrhs,
-                                                              const vmask *fail, bsi_gt_pf *pf)
+                                                              const vmask *fail, bsi_gt_pf *pf, real *ub,
+                                                              const int64_t ubs, const int64_t ubld)
 {
     const int64_t mw = m * WW;
     const vreal nan = FN(gt_splat)((real)NAN);
@@ -321,7 +394,7 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
         real *bj = B + j * bcs;
         vreal x1[NT], x2[NT];
         for (int t = 0; t < NT; t++) x1[t] = x2[t] = FN(gt_splat)(0);
-        for (int64_t i = m - 1; i >= 0; i--)
+        for (int64_t i = m - 1; i >= 0; i--) {
             GT_UNROLL
             for (int t = 0; t < NT; t++) {
                 const real *q = R + i * WW + t * BSI_W;
@@ -333,6 +406,12 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
                 x2[t] = x1[t];
                 x1[t] = x;
             }
+#if GT_TRANSPOSE
+            if (ub && i % GT_TW == 0)
+                for (int l0 = 0; l0 < WW; l0 += GT_TW)
+                    FN(gt_transpose)(bj + i * WW + l0, WW, ub + j * ubld + l0 * ubs + i, ubs, GT_SPLIT);
+#endif
+        }
     }
 }
 
@@ -344,50 +423,6 @@ static inline vreal FN(gt_final_info)(vreal info, vreal probe)
 
 /* ---- packing: WW systems of `cols` m-vectors <-> one super-tile ----------- */
 
-/* Contiguous systems are moved in TW x TW blocks transposed in registers
- * (TW rows of TW equations <-> TW tile rows of TW lanes): log2(TW) rounds of
- * two-input shuffles, each swapping the off-diagonal halves of ever larger
- * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block instead
- * of 2*TW*TW scalar moves.  TW is what one register holds (64 bytes with
- * AVX-512, 32 otherwise): GCC expands a shuffle wider than the target's
- * registers lane by lane.  Compilers without __builtin_shuffle keep the
- * scalar moves. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define GT_TRANSPOSE 1
-#if defined(__AVX512F__)
-#define GT_TW (64 / (int)sizeof(real))
-typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
-#else
-#define GT_TW (32 / (int)sizeof(real))
-typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
-#endif
-typedef __typeof__(((vmask){0})[0]) FN(gt_it);
-typedef FN(gt_it) FN(gt_mt) __attribute__((vector_size(sizeof(FN(gt_vt)))));
-
-/* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k]. */
-static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *restrict s, const int64_t ss,
-                                                                   real *restrict d, const int64_t ds)
-{
-    static const FN(gt_it) iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    FN(gt_mt) io;
-    memcpy(&io, iota, sizeof io);
-    FN(gt_vt) r[GT_TW];
-    for (int k = 0; k < GT_TW; k++) r[k] = *(const FN(gt_vt) *)(s + k * ss);
-    for (int h = 1; h < GT_TW; h *= 2) {
-        /* rows k and k + h (k & h = 0) exchange their entries e & h != 0 and e & h = 0 */
-        const FN(gt_mt) lo = io + (((io & h) != 0) & (GT_TW - h)), hi = lo + h;
-        for (int k = 0; k < GT_TW; k++)
-            if (!(k & h)) {
-                const FN(gt_vt) a = r[k], b = r[k + h];
-                r[k] = __builtin_shuffle(a, b, lo);
-                r[k + h] = __builtin_shuffle(a, b, hi);
-            }
-    }
-    for (int k = 0; k < GT_TW; k++) *(FN(gt_vt) *)(d + k * ds) = r[k];
-}
-#else
-#define GT_TRANSPOSE 0
-#endif
 
 /* Lanes [0, count) from contiguous m-vectors `stride` apart into a
  * super-tile plane (pack) or back (!pack).  Lane ln, equation i is at
@@ -400,10 +435,20 @@ static inline __attribute__((always_inline)) void FN(gt_move_ct)(const int pack,
     const int64_t fl = pack ? stride : 1, fe = pack ? 1 : WW, tl = pack ? 1 : stride, te = pack ? WW : 1;
     int l0 = 0;
 #if GT_TRANSPOSE
+    /* Split transposes (fewer shuffles, more stores) once a plane has 8 KiB
+     * (double: m >= 32) and gtsv's 9 planes no longer fit the 48 KiB L1d:
+     * there the packs waited for the shuffle port, which all shuffles share
+     * (AVX-512 VM, 2026-11-25, contiguous m = 32, 64: +6..8%, m = 128: +3%);
+     * with L1-resident planes they rather waited for the stores, and twice as
+     * many cost 2..5% (m = 8, 16).  AVX-512 only (GT_SPLIT). */
+    const int split = GT_SPLIT && m * WW * (int64_t)sizeof(real) >= 8192;
     const int64_t me = m - m % GT_TW;
     for (; l0 + GT_TW <= count; l0 += GT_TW) {
         for (int64_t i = 0; i < me; i += GT_TW)
-            FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride);
+            if (split)
+                FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride, 1);
+            else
+                FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride, 0);
         for (int64_t i = me; i < m; i++)
             for (int ln = l0; ln < l0 + GT_TW; ln++) to[ln * tl + i * te] = from[ln * fl + i * fe];
     }
@@ -480,6 +525,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_sweep)(const int metho
                                                                  const real *pd, const real *pdu, const int64_t es,
                                                                  real *R, real *bb, const int64_t bes,
                                                                  const int64_t bcs, const int nrhs, bsi_gt_pf *pf,
+                                                                 real *ub, const int64_t ubs, const int64_t ubld,
                                                                  vreal *inf)
 {
     vreal probe[NT];
@@ -490,7 +536,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_sweep)(const int metho
         inf[t] = FN(gt_final_info)(inf[t], probe[t]);
         fail[t] = FN(bsi_ne)(inf[t], FN(gt_splat)(0));
     }
-    FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail, pf);
+    FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail, pf, ub, ubs, ubld);
 }
 
 static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method, int64_t m, int nrhs, const real *dl,
@@ -499,7 +545,11 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
                                                                 int count, int next, real *ws)
 {
     const int64_t mw = m * WW;
-    real *R = ws, *pk = ws + 3 * mw, *pb = ws + 6 * mw;
+    /* Packed diagonals (pk) and R share their planes (see gt_forward): 3 + nrhs
+     * planes instead of 6 + nrhs, which at m = 32 (AVX-512) fit the 48 KiB L1d
+     * and for larger m leave more of L2 to the prefetched next super-tile
+     * (AVX-512 VM, 2026-11-25, contiguous THOMAS m = 32 +18%, m = 1024 +46%) */
+    real *R = ws, *pk = ws, *pb = ws + 3 * mw;
     const real *pdl, *pd, *pdu;
     int64_t es;
     FN(gt_diags)(dl, d, du, lt, m, k0, count, pk, &pdl, &pd, &pdu, &es);
@@ -527,13 +577,25 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     /* Separate sweeps for one right-hand side and for no prefetching (the
      * interleaved layout): the loop over columns and the prefetch counter
      * cost ~5% at m = 16 when left in the loops */
-    if (nrhs == 1 && pf.n)
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, inf);
+    /* The solution of a full contiguous super-tile goes out inside the back
+     * substitution (gt_back) rather than in gt_unpack afterwards, which read
+     * the packed B back from L2 for m >= 64 (AVX-512 VM, 2026-11-25,
+     * contiguous m = 32: +7..12%, m = 128: +10..12%, m = 1024: +14..18%) */
+#if GT_TRANSPOSE
+    real *ub = lb.kind == BSOLVE_TCONTIGUOUS && count == WW && m % GT_TW == 0 ? B + k0 * lb.stride : NULL;
+#else
+    real *ub = NULL;
+#endif
+    if (nrhs == 1 && pf.n && ub)
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, ub, lb.stride, lb.ld, inf);
+    else if (nrhs == 1 && pf.n)
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, NULL, 0, 0, inf);
     else if (nrhs == 1)
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, inf);
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, NULL, 0, 0, inf);
     else
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, nrhs, pf.n ? &pf : NULL, inf);
-    if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, count);
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, nrhs, pf.n ? &pf : NULL, ub, lb.stride, lb.ld,
+                       inf);
+    if (!direct_b && !ub) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, count);
     FN(gt_store_info)(info, k0, count, inf);
 }
 
@@ -542,7 +604,7 @@ static bsolve_status FN(gtsv_cpu)(bsolve_ctx *ctx, bsolve_gtsv_method method, in
                                   bsolve_tlayout lb, int32_t *info)
 {
     const int64_t ntiles = (batch + WW - 1) / WW, mw = m * WW;
-    const size_t per = ((size_t)(6 + nrhs) * mw * sizeof(real) + 63) / 64 * 64;
+    const size_t per = ((size_t)(3 + nrhs) * mw * sizeof(real) + 63) / 64 * 64;
     const int nth = bsi_cpu_threads(ctx, ntiles);
     char *ws = bsi_workspace(ctx, per * nth);
     if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gtsv: out of memory for the workspace (%zu bytes)", per * nth);
@@ -660,7 +722,7 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
                 inf[q] = FN(gt_final_info)(inf[q], probe[q]);
                 fail[q] = FN(bsi_ne)(inf[q], FN(gt_splat)(0));
             }
-            FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail, NULL);
+            FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail, NULL, NULL, 0, 0);
             if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, cnt);
             if (info) FN(gt_store_info)(info, k0, cnt, inf);
         }
@@ -679,3 +741,4 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
 #undef GT_EMAXB
 #undef GT_TW
 #undef GT_TRANSPOSE
+#undef GT_SPLIT
