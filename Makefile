@@ -111,8 +111,8 @@ test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES)
 # (CK_FORK=no: a CUDA context does not survive Check's fork).
 gpu-test: $(GPU_TESTS) $(TESTS)
 	@fail=0; for t in $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; \
-	echo "== gpu_gtsv with the chunk reduction on every level of the few-long method"; \
-	BSOLVE_GT_CHUNKRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
+	echo "== gpu_gtsv with the few-long method in levels of 16-row partitions (no fused kernel), the chunk reduction on every level"; \
+	BSOLVE_GT_FUSED=0 BSOLVE_GT_LONG_L=16 BSOLVE_GT_CHUNKRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
 	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 
 bench: $(BENCHES) $(CU_BENCHES)

@@ -29,6 +29,8 @@
  */
 #include <string.h>
 
+#include <cooperative_groups.h>
+
 #include "common.cuh"
 #include "gtsv.cuh"
 
@@ -433,8 +435,9 @@ static cudaError_t gt_launch_long_l(bool down, const gt_long_args<R> &G, const g
     static size_t opted_down = 48 * 1024, opted_up = 48 * 1024; /* dynamic shared limits raised so far */
     const unsigned nblk = (unsigned)((G.A.batch + sh.S - 1) / sh.S * sh.nch);
     if (down)
-        return gt_launch_smem(gt_long_down<R, METHOD, LSH>, opted_down, nblk, sh.threads, sh.smem_down, st, G, pdl);
-    return gt_launch_smem(gt_long_up<R, METHOD, LSH>, opted_up, nblk, sh.threads, sh.smem_up, st, G, pdl);
+        return gt_launch_smem(gt_long_pass<R, METHOD, LSH, true>, opted_down, nblk, sh.threads, sh.smem_down, st, G,
+                              pdl);
+    return gt_launch_smem(gt_long_pass<R, METHOD, LSH, false>, opted_up, nblk, sh.threads, sh.smem_up, st, G, pdl);
 }
 
 template <typename R, int METHOD>
@@ -456,6 +459,68 @@ static cudaError_t gt_launch_long(int method, bool down, const gt_long_args<R> &
     }
 }
 
+/* The fused kernel (gt_long_fused) on G, if all its blocks fit the GPU at
+ * once (a cooperative launch needs it); *done tells whether it ran. */
+template <typename R, int METHOD, int LSH>
+static cudaError_t gt_launch_fused_l(const bsolve_ctx *ctx, const gt_long_args<R> &G, const gt_long_shape &sh,
+                                     cudaStream_t st, bool *done)
+{
+    static size_t opted = 48 * 1024;
+    /* the last shape's residency: the query costs as much as the launch */
+    static int q_threads = -1, q_per_sm = 0;
+    static size_t q_smem = 0;
+    auto kern = gt_long_fused<R, METHOD, LSH>;
+    *done = false;
+    if (sh.smem_down > opted) {
+        const cudaError_t e =
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh.smem_down);
+        if (e != cudaSuccess) return e;
+        opted = sh.smem_down;
+    }
+    cudaError_t e;
+    if (q_threads != sh.threads || q_smem != sh.smem_down) {
+        int per_sm = 0;
+        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, sh.threads, sh.smem_down)) != cudaSuccess)
+            return e;
+        q_threads = sh.threads, q_smem = sh.smem_down, q_per_sm = per_sm;
+    }
+    const int64_t nblk = (G.A.batch + sh.S - 1) / sh.S * sh.nch;
+    if (nblk > (int64_t)q_per_sm * ctx->cuda->nsm) return cudaSuccess;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)nblk), cfg.blockDim = dim3((unsigned)sh.threads);
+    cfg.dynamicSmemBytes = sh.smem_down, cfg.stream = st;
+    cudaLaunchAttribute at = {};
+    at.id = cudaLaunchAttributeCooperative;
+    at.val.cooperative = 1;
+    cfg.attrs = &at, cfg.numAttrs = 1;
+    e = cudaLaunchKernelEx(&cfg, kern, G);
+    if (e == cudaErrorCooperativeLaunchTooLarge) { /* a stale cache (another thread's shape): the levels */
+        (void)cudaGetLastError();
+        return cudaSuccess;
+    }
+    *done = e == cudaSuccess;
+    return e;
+}
+
+template <typename R, int METHOD>
+static cudaError_t gt_launch_fused_t(const bsolve_ctx *ctx, const gt_long_args<R> &G, const gt_long_shape &sh,
+                                     cudaStream_t st, bool *done)
+{
+    return sh.lsh == 3 ? gt_launch_fused_l<R, METHOD, 3>(ctx, G, sh, st, done)
+                       : gt_launch_fused_l<R, METHOD, 4>(ctx, G, sh, st, done);
+}
+
+template <typename R>
+static cudaError_t gt_launch_fused(const bsolve_ctx *ctx, int method, const gt_long_args<R> &G,
+                                   const gt_long_shape &sh, cudaStream_t st, bool *done)
+{
+    switch (method) {
+    case BSOLVE_GTSV_THOMAS: return gt_launch_fused_t<R, BSOLVE_GTSV_THOMAS>(ctx, G, sh, st, done);
+    case BSOLVE_GTSV_PARTIAL: return gt_launch_fused_t<R, BSOLVE_GTSV_PARTIAL>(ctx, G, sh, st, done);
+    default: return gt_launch_fused_t<R, BSOLVE_GTSV_GIVENS>(ctx, G, sh, st, done);
+    }
+}
+
 /* Largest reduced system handed to the tile kernel: one block solving 4096
  * rows beats another level's two launches (one system of 2^16 equations:
  * 1.68 -> 1.97e9/s against 1024; H100, 2026-11-23). */
@@ -468,16 +533,22 @@ static int64_t gt_long_bottom()
 /* Device memory for the reduced systems of the long method (one column):
  * the levels of gt_long_solve, 4 arrays of np rows each (3 of np1 more
  * with the chunk reduction). */
-static size_t gt_long_bytes(int64_t m, int64_t batch, bool il, size_t es, int nsm)
+static size_t gt_long_bytes(int method, int64_t m, int64_t batch, bool il, size_t es, int nsm)
 {
+    const bool il0 = il;
     const int64_t bottom = gt_long_bottom();
     auto arr = [&](int64_t n) { return ((size_t)(n * batch) * es + 255) / 256 * 256; };
     size_t tot = 0;
     for (int64_t n = m, l = 0; l < 24; l++) {
-        const gt_long_level v = gt_long_level_for(n, batch, il, es, nsm, l == 0, bottom);
+        const gt_long_level v = gt_long_level_for(method, n, batch, il, es, nsm, l == 0, bottom);
         tot += 4 * arr(v.np) + (v.red ? 3 * arr(v.np1) : 0);
         n = v.np, il = false;
         if (n <= bottom) break;
+    }
+    gt_long_shape fs;
+    if (gt_long_fused_shape(m, batch, il0, es, nsm, fs)) {
+        const size_t f = 4 * arr(2 * (int64_t)fs.nch) + 3 * arr((m + (1 << fs.lsh) - 1) >> fs.lsh);
+        tot = f > tot ? f : tot;
     }
     return tot;
 }
@@ -501,9 +572,24 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
     };
     gt_tile_args<R> cur = top;
     cudaError_t e;
+    gt_long_shape fs;
+    if (gt_long_fused_shape(top.m, top.batch, top.dis != 1 && top.bis != 1, sizeof(R), ctx->cuda->nsm, fs)) {
+        gt_long_args<R> G;
+        memset(&G, 0, sizeof G);
+        const int64_t np1 = (top.m + (1 << fs.lsh) - 1) >> fs.lsh;
+        G.A = top, G.np = 2 * (int64_t)fs.nch, G.np1 = np1, G.red = 1, G.flag = flag, G.rinfo = nullptr, G.gen = gen;
+        G.C = fs.C, G.S = fs.S, G.ss = fs.ss, G.nch = fs.nch;
+        G.info = info, G.merge = merge, G.scr = scr;
+        const int64_t cnt = G.np * top.batch;
+        G.RA = take(cnt), G.RB = take(cnt), G.RC = take(cnt), G.RD = take(cnt);
+        G.GI = take(np1 * top.batch), G.VI = take(np1 * top.batch), G.WI = take(np1 * top.batch);
+        bool done;
+        if ((e = gt_launch_fused<R>(ctx, method, G, fs, st, &done)) != cudaSuccess || done) return e;
+        work = (char *)G.RA; /* not resident: the levels below take the workspace instead */
+    }
     for (;;) {
         const bool il = cur.dis != 1 && cur.bis != 1;
-        const gt_long_level v = gt_long_level_for(cur.m, cur.batch, il, sizeof(R), ctx->cuda->nsm, nl == 0, bottom);
+        const gt_long_level v = gt_long_level_for(method, cur.m, cur.batch, il, sizeof(R), ctx->cuda->nsm, nl == 0, bottom);
         const gt_long_shape &s = v.sh;
         const int64_t np = v.np, cnt = np * cur.batch;
         gt_long_args<R> &G = lv[nl];
@@ -597,7 +683,7 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
     const size_t sbytes = tile ? 256 : (size_t)(4 * m) * sld * sizeof(R);
     size_t wbytes = sbytes;
     const size_t pbytes =
-        part ? gt_long_bytes(m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm) : 0; /* il as gt_long_solve */
+        part ? gt_long_bytes(method, m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm) : 0; /* il as gt_long_solve */
     if (part) wbytes = pbytes + sbytes; /* the fallback runs beside the last up pass */
     char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
     if (!work) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device workspace", fn, wbytes);

@@ -42,6 +42,10 @@
  * it does), so every launch after the first is a programmatic dependent
  * launch: it is scheduled while the level before it runs and waits for it in
  * gt_grid_wait() (0.7-8 us per call back to back; perf/RESULTS-gtsv.md).
+ * Problems whose chunks all fit the GPU at once (up to ~2^18 equations) run
+ * as one cooperative kernel instead (gt_long_fused): down, a grid barrier,
+ * the reduced systems by one warp each, a grid barrier, and up on the chunk
+ * still in shared memory (26 -> 16.5 us back to back for 2^16 x 1).
  */
 #ifndef BSI_GTSV_LONG_CUH
 #define BSI_GTSV_LONG_CUH
@@ -54,7 +58,7 @@ template <typename R> struct gt_long_args {
     int red;               /* chunk reduction (gt_chunk_reduce) on */
     R *GI, *VI, *WI;       /* with it: x_p = GI - VI x_F - WI x_E for the chunk's inner partitions, at k*np1 + p */
     int32_t *flag;         /* per system: == gen where a guard failed in this call */
-    const int32_t *rinfo;  /* per system: info of the bottom reduced system (up passes) */
+    const int32_t *rinfo;  /* per system: info of the bottom reduced system (up passes; NULL in the fused kernel) */
     int32_t gen;
     int C, S, ss, nch;     /* rows per chunk, systems per block, shared system stride, chunks per system */
     /* top level only (else info == NULL): the user's info, merged into on
@@ -217,18 +221,16 @@ __device__ __forceinline__ void gt_chunk_reduce(const gt_long_args<R> &G, bool o
     }
 }
 
+/* The down pass of block (k0, c0) over its chunk, staged in sm (left there
+ * intact for the fused kernel's up pass). */
 template <typename R, int METHOD, int LSH>
-__global__ void __launch_bounds__(256) gt_long_down(const gt_long_args<R> G)
+__device__ __forceinline__ void gt_long_down_blk(const gt_long_args<R> &G, unsigned char *sm, int64_t k0, int nsys,
+                                                 int c0)
 {
     constexpr int L = 1 << LSH;
-    extern __shared__ __align__(16) unsigned char gt_lsm[];
-    int64_t k0;
-    int nsys, c0;
-    gt_grid_wait();
-    gt_long_block(G, false, k0, nsys, c0);
     const int m = G.A.m, S = G.S, ss = G.ss, P = G.C >> LSH;
     const int rows = m - c0 < G.C + L ? m - c0 : G.C + L; /* with the look-ahead partition */
-    R *Lg = (R *)gt_lsm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
+    R *Lg = (R *)sm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
     const int NS = S * P + S; /* reduced slots: S*P own partitions, then S look-ahead ones */
     R *RA = Bv + S * ss, *RB = RA + NS, *RC = RB + NS, *RD = RC + NS, *GS = RD + NS, *VS = GS + NS, *WS = VS + NS;
     R *smax = WS + NS; /* per system: largest inner entry of the chunk reduction */
@@ -274,25 +276,24 @@ __global__ void __launch_bounds__(256) gt_long_down(const gt_long_args<R> G)
     }
 }
 
-template <typename R, int METHOD, int LSH>
-__global__ void __launch_bounds__(256) gt_long_up(const gt_long_args<R> G)
+/* The up pass of block (k0, c0); LOAD: the chunk is read again into sm
+ * (else the fused kernel's down pass left it there). */
+template <typename R, int METHOD, int LSH, bool LOAD>
+__device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigned char *sm, int64_t k0, int nsys,
+                                               int c0)
 {
     constexpr int L = 1 << LSH;
-    extern __shared__ __align__(16) unsigned char gt_lsm[];
-    int64_t k0;
-    int nsys, c0;
-    gt_grid_wait();
-    gt_long_block(G, true, k0, nsys, c0);
     const int m = G.A.m, S = G.S, ss = G.ss, P = G.C >> LSH;
     const int rows = m - c0 < G.C ? m - c0 : G.C;
-    R *Lg = (R *)gt_lsm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
+    R *Lg = (R *)sm, *Dg = Lg + S * ss, *Ug = Dg + S * ss, *Bv = Ug + S * ss;
     /* flagged systems: not written back by any block (the fallback below
      * writes them, concurrently); S <= 8 by gt_long_shape_for */
     __shared__ unsigned char skip[8];
     if (threadIdx.x < S)
         skip[threadIdx.x] = threadIdx.x < nsys &&
-                            (G.flag[k0 + threadIdx.x] == G.gen || G.rinfo[k0 + threadIdx.x] != 0);
-    gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
+                            (G.flag[k0 + threadIdx.x] == G.gen || (G.rinfo && G.rinfo[k0 + threadIdx.x] != 0));
+    if (LOAD) gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
+    else __syncthreads();
 
     const int t = threadIdx.x, s = t / P, pl = t - s * P;
     const int p = (c0 >> LSH) + pl;
@@ -341,6 +342,125 @@ __global__ void __launch_bounds__(256) gt_long_up(const gt_long_args<R> G)
     }
 }
 
+/* One pass of a level: down (chunks in order) or up (chunks backwards). */
+template <typename R, int METHOD, int LSH, bool DOWN>
+__global__ void __launch_bounds__(256) gt_long_pass(const gt_long_args<R> G)
+{
+    extern __shared__ __align__(16) unsigned char gt_lsm[];
+    int64_t k0;
+    int nsys, c0;
+    gt_grid_wait();
+    gt_long_block(G, !DOWN, k0, nsys, c0);
+    if (DOWN) gt_long_down_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0);
+    else gt_long_up_blk<R, METHOD, LSH, true>(G, gt_lsm, k0, nsys, c0);
+}
+
+/* Largest reduced system (2 rows per chunk) the fused kernel's bottom takes:
+ * 32 lanes of GT_WB_L rows.  8, not 16: with 16-row partitions the bottom
+ * alone needs more than the 255 registers of a thread (72-100 bytes of
+ * spills, the whole kernel at 255); chunks grow instead (gt_long_fused_shape). */
+#define GT_WB_L 8
+#define GT_WB_MAX (32 * GT_WB_L)
+
+/* The bottom of the fused kernel: system k's reduced system (G.np rows at
+ * k * G.np in RA..RD, L2-resident) solved by one warp, lane p sweeping rows
+ * 8p .. 8p + 7 straight from global memory in registers (gt_part_reg, as a
+ * tile partition), the 32 partitions' reduced rows by parallel cyclic
+ * reduction in shuffles, x written over RD for the up pass.  Why a warp and
+ * not the tile kernel's block: no shared memory (the block's holds its
+ * chunk until the up pass) and no barrier; a 256-row system is 5 shuffle
+ * levels.  The guard is the tile kernel's; a failure flags the system for
+ * the sequential fallback of the up pass.  Every lane of the warp calls it. */
+template <typename R, int METHOD>
+__device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t k)
+{
+    constexpr int L = GT_WB_L;
+    const int n = (int)G.np, lane = threadIdx.x & 31;
+    const int P = (n + L - 1) / L; /* active partitions, <= 32 */
+    const int64_t o = k * G.np;
+    const R *Ak = G.RA + o, *Bk = G.RB + o, *Ck = G.RC + o;
+    R *Dk = G.RD + o;
+    auto I = [](int i) { return i; };
+    const bool act = lane < P;
+    R g[L], v[L], w[L], ra = 0, rb = 1, rc = 0, rd = 0, gs = 0, vs = 0, ws = 0;
+    bool ok = true;
+    if (act)
+        ok = (lane + 1) * L <= n
+                 ? gt_part_reg<R, METHOD, L, true>(n, lane, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws)
+                 : gt_part_reg<R, METHOD, L, false>(n, lane, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+    /* fold the next partition's first interior row into ours */
+    const unsigned full = 0xffffffffu;
+    const R ngs = __shfl_down_sync(full, gs, 1), nvs = __shfl_down_sync(full, vs, 1),
+            nws = __shfl_down_sync(full, ws, 1);
+    if (act && lane + 1 < P) rb -= rc * nvs, rd -= rc * ngs, rc = -rc * nws;
+    if (lane == 0) ra = 0;
+    R sm = act ? fmax(fabs(ra), fmax(fabs(rb), fabs(rc))) : R(0);
+#pragma unroll
+    for (int h = 16; h; h >>= 1) sm = fmax(sm, __shfl_xor_sync(full, sm, h));
+    const R tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
+    for (int h = 1; h < P; h <<= 1) {
+        ok = ok && (!act || fabs(rb) >= tol);
+        const R ib = R(1) / rb;
+        const R ma = __shfl_up_sync(full, ra, h), mb = __shfl_up_sync(full, ib, h), mc = __shfl_up_sync(full, rc, h),
+                md = __shfl_up_sync(full, rd, h);
+        const R pa = __shfl_down_sync(full, ra, h), pb = __shfl_down_sync(full, ib, h),
+                pc = __shfl_down_sync(full, rc, h), pd = __shfl_down_sync(full, rd, h);
+        R na = 0, nb = rb, nc = 0, nd = rd;
+        if (act && lane >= h) {
+            const R al = -ra * mb;
+            na = al * ma, nb += al * mc, nd += al * md;
+        }
+        if (act && lane + h < P) {
+            const R ga = -rc * pb;
+            nc = ga * pc, nb += ga * pa, nd += ga * pd;
+        }
+        if (act) ra = na, rb = nb, rc = nc, rd = nd;
+        ok = ok && (!act || fmax(fabs(ra), fmax(fabs(rb), fabs(rc))) <= big);
+    }
+    ok = ok && (!act || fabs(rb) >= tol);
+    const R xe = rd / rb, xp = __shfl_up_sync(full, xe, 1), xs1 = lane > 0 ? xp : R(0);
+    ok = ok && xe == xe;
+    if (act) {
+        const int s0 = lane * L, len = n - s0 < L ? n - s0 : L, ni = len - 1;
+#pragma unroll
+        for (int j = 0; j < L - 1; j++)
+            if (j < ni) Dk[s0 + j] = g[j] - v[j] * xs1 - w[j] * xe;
+        Dk[s0 + ni] = xe;
+    }
+    const bool bad = __any_sync(full, !ok);
+    if (lane == 0 && bad) G.flag[k] = G.gen;
+}
+
+/* One launch for short problems (every block of the level resident at
+ * once): the down pass with the chunk reduction, a grid barrier, the
+ * reduced systems (2 rows per chunk) by one warp each in the block of the
+ * system's first chunk, a grid barrier, and the up pass on the chunk still
+ * in shared memory.  Why: a call on one system of 2^16 equations was three
+ * kernels of 6-15 us each, their fixed latency more than their work, and
+ * the up pass read the matrix a second time (perf/RESULTS-gtsv.md).
+ * Launched cooperatively (all blocks co-resident; the host checks it).
+ * Tried and dropped (2026-11-25): an arrival counter and a ready flag per
+ * group of systems instead of the two barriers, the last block to arrive
+ * solving the group's reduced systems -- not measurably faster as a plain
+ * counter (which needs clearing between calls), 35% slower as a
+ * generation-tagged compare-and-swap, and one bitwise difference between
+ * two identical calls under compute-sanitizer that was never explained. */
+template <typename R, int METHOD, int LSH>
+__global__ void __launch_bounds__(256) gt_long_fused(const gt_long_args<R> G)
+{
+    extern __shared__ __align__(16) unsigned char gt_lsm[];
+    int64_t k0;
+    int nsys, c0;
+    gt_long_block(G, false, k0, nsys, c0);
+    gt_long_down_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0);
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    grid.sync();
+    if (c0 == 0)
+        for (int w = threadIdx.x >> 5; w < nsys; w += blockDim.x >> 5) gt_warp_bottom<R, METHOD>(G, k0 + w);
+    grid.sync();
+    gt_long_up_blk<R, METHOD, LSH, false>(G, gt_lsm, k0, nsys, c0);
+}
+
 /* Shape of a long level. */
 struct gt_long_shape {
     int lsh, S, C, ss, nch, threads;
@@ -351,28 +471,53 @@ struct gt_long_shape {
  * rows, 8 or 16), BSOLVE_GT_LONG_TE (equations per block), BSOLVE_GT_LONG_BOTTOM
  * (largest reduced system handed to the tile kernel), BSOLVE_GT_PDL (0: the
  * levels' launches after the first are ordinary launches, not programmatic
- * dependent ones), BSOLVE_GT_CHUNKRED (gt_long_level_for). */
+ * dependent ones), BSOLVE_GT_CHUNKRED (gt_long_level_for), BSOLVE_GT_FUSED (0:
+ * never the fused kernel, gt_long_fused_shape). */
 struct gt_long_cfg {
-    int L, te, bottom, pdl, red;
+    int L, te, bottom, pdl, red, fused;
 };
 static const gt_long_cfg &gt_long_conf()
 {
     static gt_long_cfg c = {bsi_env_int("BSOLVE_GT_LONG_L", 0), bsi_env_int("BSOLVE_GT_LONG_TE", 0),
                             bsi_env_int("BSOLVE_GT_LONG_BOTTOM", 0), bsi_env_int("BSOLVE_GT_PDL", 1),
-                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1)};
+                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1), bsi_env_int("BSOLVE_GT_FUSED", 1)};
     return c;
 }
 
-/* log2 of the partition rows: 16 unless BSOLVE_GT_LONG_L=8. */
-static inline int gt_long_lsh() { return gt_long_conf().L == 8 ? 3 : 4; }
+/* log2 of the partition rows of a level (BSOLVE_GT_LONG_L=8 or 16 forces
+ * it): 8 rows for GIVENS, and for the others below 2^25 equations, else 16.
+ * H100, 2026-11-25, same binary, 1e9 equations/s 16 -> 8 rows: THOMAS 2^16
+ * x 16 19.3 -> 21.3, 2^18 x 4 18.2 -> 21.0, 2^20 x 1 16.4 -> 18.4, 2^22 x 1
+ * 25.9 -> 27.7, but 2^20 x 64 34.0 -> 33.3 and 2^22 x 64 34.5 -> 33.9;
+ * GIVENS 8-15% faster at every size (its 16-row sweep is register-bound). */
+static inline int gt_long_lsh(int method, int64_t m, int64_t batch)
+{
+    const int L = gt_long_conf().L;
+    if (L == 8 || L == 16) return L == 8 ? 3 : 4;
+    return method == BSOLVE_GTSV_GIVENS || m * batch < ((int64_t)1 << 25) ? 3 : 4;
+}
+
+/* The rest of a shape from its partitions per chunk P. */
+static inline void gt_long_shape_fill(gt_long_shape &sh, int P, int64_t m, size_t es)
+{
+    const int L = 1 << sh.lsh;
+    sh.C = P * L;
+    sh.nch = (int)((m + sh.C - 1) / sh.C);
+    sh.threads = (sh.S * P + sh.S + 31) / 32 * 32;
+    const int rows = sh.C + L;
+    sh.ss = rows + ((rows - 1) >> sh.lsh) + 1;
+    if (!(sh.ss & 1)) sh.ss++;
+    sh.smem_up = (size_t)4 * sh.S * sh.ss * es;
+    sh.smem_down = sh.smem_up + ((size_t)7 * (sh.S * P + sh.S) + sh.S) * es;
+}
 
 /* S systems per block (interleaved rows: S contiguous elements), C rows
  * each, with at least 2 blocks per SM where the work allows it. */
-static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il, size_t es, int nsm)
+static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il, size_t es, int nsm, int lsh)
 {
     const gt_long_cfg &c = gt_long_conf();
     gt_long_shape sh;
-    sh.lsh = gt_long_lsh();
+    sh.lsh = lsh;
     const int L = 1 << sh.lsh;
     sh.S = il ? (int)(batch < 4 ? batch : 4) : 1;
     /* 1024 equations per block: 1-4% faster than 2048 and 10-12% faster than
@@ -384,15 +529,29 @@ static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il,
     P = P < 1 ? 1 : P > 256 / sh.S - 1 ? 256 / sh.S - 1 : P;
     const int64_t groups = (batch + sh.S - 1) / sh.S;
     while (P > 32 / sh.S && P > 1 && groups * ((m + (int64_t)P * L - 1) / ((int64_t)P * L)) < 2 * nsm) P = (P + 1) / 2 - 1;
-    sh.C = P * L;
-    sh.nch = (int)((m + sh.C - 1) / sh.C);
-    sh.threads = (sh.S * P + sh.S + 31) / 32 * 32;
-    const int rows = sh.C + L;
-    sh.ss = rows + ((rows - 1) >> sh.lsh) + 1;
-    if (!(sh.ss & 1)) sh.ss++;
-    sh.smem_up = (size_t)4 * sh.S * sh.ss * es;
-    sh.smem_down = sh.smem_up + ((size_t)7 * (sh.S * P + sh.S) + sh.S) * es;
+    gt_long_shape_fill(sh, P, m, es);
     return sh;
+}
+
+/* The fused kernel's shape (gt_long_fused), if the problem suits it: the
+ * reduced system of 2 rows per chunk must fit the warp bottom, so chunks
+ * grow (up to 256 threads) where the level's shape has too many, and with
+ * 8-row partitions too many still, 16-row ones are tried; whether all
+ * blocks fit the GPU at once is the launcher's check.  8-row partitions
+ * first (unless BSOLVE_GT_LONG_L=16): one system of 2^16 equations 2.6 ->
+ * 2.8e9/s (THOMAS), 2.2 -> 2.6 (GIVENS; H100, 2026-11-25). */
+static inline bool gt_long_fused_shape(int64_t m, int64_t batch, bool il, size_t es, int nsm, gt_long_shape &sh)
+{
+    const gt_long_cfg &c = gt_long_conf();
+    if (!c.fused || c.red == 0) return false;
+    for (int lsh = c.L == 16 ? 4 : 3; lsh <= (c.L == 8 ? 3 : 4); lsh++) {
+        sh = gt_long_shape_for(m, batch, il, es, nsm, lsh);
+        int P = sh.C >> sh.lsh;
+        while (2 * (int64_t)sh.nch > GT_WB_MAX && sh.S * (2 * P + 2) <= 256)
+            gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
+        if (P >= 3 && 2 * (int64_t)sh.nch <= GT_WB_MAX) return true;
+    }
+    return false;
 }
 
 /* One level of the long method on systems of m rows: its shape, and the
@@ -402,11 +561,11 @@ struct gt_long_level {
     int64_t np1, np;
     bool red;
 };
-static inline gt_long_level gt_long_level_for(int64_t m, int64_t batch, bool il, size_t es, int nsm, bool top,
-                                              int64_t bottom)
+static inline gt_long_level gt_long_level_for(int method, int64_t m, int64_t batch, bool il, size_t es, int nsm,
+                                              bool top, int64_t bottom)
 {
     gt_long_level v;
-    v.sh = gt_long_shape_for(m, batch, il, es, nsm);
+    v.sh = gt_long_shape_for(m, batch, il, es, nsm, gt_long_lsh(method, m, batch));
     v.np1 = (m + (1 << v.sh.lsh) - 1) >> v.sh.lsh;
     /* The chunk reduction where it saves a level (the reduced system would
      * not yet fit the bottom tile kernel), and at the top level only while

@@ -288,8 +288,9 @@ int main(void)
      * short (r = 0); two systems interleaved get chunks of 15 partitions
      * (240 rows): m = 14 * 240 + r.  The default reduces only where that
      * saves a level, which these sizes never need: they exercise it in the
-     * run that forces it on every level (BSOLVE_GT_CHUNKRED=2, make gpu-test),
-     * and the partition method without it otherwise. */
+     * run that forces it on every level (BSOLVE_GT_CHUNKRED=2, make gpu-test,
+     * which also forces the levels and the 16-row partitions these sizes
+     * assume), and the fused kernel (8-row partitions) otherwise. */
     const int64_t cm[] = {3969, 3985, 4001, 3968}, cm2[] = {3361, 3377, 3393, 3360};
     for (int i = 0; i < 4; i++)
         for (int me = 0; me < 3; me++) {
