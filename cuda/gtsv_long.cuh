@@ -489,7 +489,7 @@ static const gt_long_cfg &gt_long_conf()
  * H100, 2026-11-25, same binary, 1e9 equations/s 16 -> 8 rows: THOMAS 2^16
  * x 16 19.3 -> 21.3, 2^18 x 4 18.2 -> 21.0, 2^20 x 1 16.4 -> 18.4, 2^22 x 1
  * 25.9 -> 27.7, but 2^20 x 64 34.0 -> 33.3 and 2^22 x 64 34.5 -> 33.9;
- * GIVENS 8-15% faster at every size (its 16-row sweep is register-bound). */
+ * GIVENS 8-25% faster at every size (its 16-row sweep is register-bound). */
 static inline int gt_long_lsh(int method, int64_t m, int64_t batch)
 {
     const int L = gt_long_conf().L;
