@@ -139,6 +139,18 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
 #endif
 #define NT BSI_GT_NT
 #define WW (BSI_W * BSI_GT_NT)
+/* Interleaved rows are prefetched GT_IL_PFD super-tiles ahead into L2
+ * (prefetcht1).  One ahead into L1 (the first version) kept 32 streams'
+ * lines in a 32 KiB L1 and left the AMD Zen 4 VM of 2026-11-25 at 12 GB/s:
+ * THOMAS m = 8 280-300 -> 440-460e6 equations/s, m = 64 270-295 -> 300-330;
+ * three or four ahead, or prefetchnta, were slower (perf/RESULTS-gtsv.md). */
+#ifndef GT_IL_PFD
+#define GT_IL_PFD 2
+#endif
+#ifndef GT_IL_LOC
+#define GT_IL_LOC 2
+#endif
+
 /* Lanes of the super-tile after the one at k0 (0..WW), for prefetching. */
 #define GT_NEXT(batch, k0) ((batch) - (k0) - WW >= WW ? WW : (batch) - (k0) - WW > 0 ? (int)((batch) - (k0) - WW) : 0)
 
@@ -234,12 +246,13 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
                 /* direct interleaved rows: one stream per row and array, too
                  * many for the hardware prefetcher; fetch the next
                  * super-tile's lines a whole sweep ahead */
-                __builtin_prefetch(dl + o + WW);
-                __builtin_prefetch(d + o + WW);
-                __builtin_prefetch(du + o + WW);
+                __builtin_prefetch(dl + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
+                __builtin_prefetch(d + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
+                __builtin_prefetch(du + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
             }
             if (B && bes != WW)
-                for (int j = 0; j < nrhs; j++) __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + WW, 1);
+                for (int j = 0; j < nrhs; j++)
+                    __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + GT_IL_PFD * WW, 1, GT_IL_LOC);
             bsi_gt_pf_step(pf);
             const vreal a = LDV(dl + o), nd = LDV(d + o);
             const vreal nu = i + 2 < m ? LDV(du + o) : zro;
