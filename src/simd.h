@@ -166,8 +166,12 @@ BSI_ALL_(s, bsi_m_s, bsi_hm_s, BSI_LANES_S, ps, , epi32)
  * conversions, 3 Newton steps) made the GIVENS sweep of the AVX2 build
  * slower, not faster (-march=haswell on the AVX-512 VM, 2026-11-25, GIVENS
  * il m = 16: 323 -> 236 Meq/s): the longer chain of dependent operations
- * costs more than the divider saves there. */
-#if BSI_AVX512
+ * costs more than the divider saves there.  -DBSI_RSQRT_EXACT takes the exact
+ * path with AVX-512 too: on the AMD Zen 4 VM (2026-11-25, two runs) GIVENS il
+ * m = 8 / 16 / 32 / 64 went 347-350 / 313-324 / 288-296 / 269-288 -> 356-359 /
+ * 349-356 / 304-309 / 274-277 Meq/s, within that VM's run-to-run spread
+ * (the Intel VM had gained 3-10% from the estimate), so the default stays. */
+#if BSI_AVX512 && !defined(BSI_RSQRT_EXACT)
 #define BSI_RSQRT_BITS 14
 #define BSI_RSQRT_(sfx, V, ps, r)                                                                      \
     static inline V bsi_rsqrt_##sfx(V x) { return (V)_mm512_rsqrt14_##ps((__m512##r)x); }
