@@ -360,28 +360,47 @@ static cudaError_t gt_launch_seq_m(int method, const gt_seq_args<R> &a, bool con
     }
 }
 
-/* Launches kern with smem bytes of dynamic shared memory, first raising
- * the kernel's limit where it is above what was raised so far (opted). */
+/* Raises kern's dynamic shared memory limit to smem where that is above what
+ * was raised so far (opted). */
 template <typename A>
-static cudaError_t gt_launch_smem(void (*kern)(A), size_t &opted, unsigned nblk, int threads, size_t smem,
-                                  cudaStream_t st, const A &args, bool pdl = false)
+static cudaError_t gt_raise_smem(void (*kern)(A), size_t &opted, size_t smem)
 {
     if (smem > opted) {
         const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
         opted = smem;
     }
-    if (!pdl) {
+    return cudaSuccess;
+}
+
+/* How a grid is launched: ordinarily; as a programmatic dependent launch
+ * (it is launched while the grid before it runs, and waits in
+ * gt_grid_wait() for its completion); cooperatively (every block resident
+ * at once, or the launch fails: gt_long_fused's grid barriers need it). */
+enum gt_launch_mode { GT_LAUNCH_PLAIN, GT_LAUNCH_PDL, GT_LAUNCH_COOP };
+
+/* Launches kern with smem bytes of dynamic shared memory, first raising
+ * the kernel's limit where needed (gt_raise_smem). */
+template <typename A>
+static cudaError_t gt_launch_smem(void (*kern)(A), size_t &opted, unsigned nblk, int threads, size_t smem,
+                                  cudaStream_t st, const A &args, gt_launch_mode mode = GT_LAUNCH_PLAIN)
+{
+    cudaError_t e = gt_raise_smem(kern, opted, smem);
+    if (e != cudaSuccess) return e;
+    if (mode == GT_LAUNCH_PLAIN) {
         kern<<<nblk, threads, smem, st>>>(args);
         return cudaGetLastError();
     }
-    /* programmatic dependent launch: this grid is launched while the one
-     * before it runs, and waits in gt_grid_wait() for its completion */
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(nblk), cfg.blockDim = dim3((unsigned)threads), cfg.dynamicSmemBytes = smem, cfg.stream = st;
     cudaLaunchAttribute at = {};
-    at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at.val.programmaticStreamSerializationAllowed = 1;
+    if (mode == GT_LAUNCH_PDL) {
+        at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at.val.programmaticStreamSerializationAllowed = 1;
+    } else {
+        at.id = cudaLaunchAttributeCooperative;
+        at.val.cooperative = 1;
+    }
     cfg.attrs = &at, cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, kern, args);
 }
@@ -391,7 +410,8 @@ static cudaError_t gt_launch_tile_l(const gt_tile_args<R> &a, const gt_tile_shap
 {
     static size_t opted = 48 * 1024; /* the dynamic shared limit raised so far */
     const int64_t nblk = (a.batch + sh.S - 1) / sh.S;
-    return gt_launch_smem(gt_tilek<R, METHOD, LSH>, opted, (unsigned)nblk, sh.threads, sh.smem, st, a, pdl);
+    return gt_launch_smem(gt_tilek<R, METHOD, LSH>, opted, (unsigned)nblk, sh.threads, sh.smem, st, a,
+                          pdl ? GT_LAUNCH_PDL : GT_LAUNCH_PLAIN);
 }
 
 /* P == 1 tiles never touch L: LSH = 0 compiles the kernel for them alone. */
@@ -434,10 +454,11 @@ static cudaError_t gt_launch_long_l(bool down, const gt_long_args<R> &G, const g
 {
     static size_t opted_down = 48 * 1024, opted_up = 48 * 1024; /* dynamic shared limits raised so far */
     const unsigned nblk = (unsigned)((G.A.batch + sh.S - 1) / sh.S * sh.nch);
+    const gt_launch_mode mode = pdl ? GT_LAUNCH_PDL : GT_LAUNCH_PLAIN;
     if (down)
         return gt_launch_smem(gt_long_pass<R, METHOD, LSH, true>, opted_down, nblk, sh.threads, sh.smem_down, st, G,
-                              pdl);
-    return gt_launch_smem(gt_long_pass<R, METHOD, LSH, false>, opted_up, nblk, sh.threads, sh.smem_up, st, G, pdl);
+                              mode);
+    return gt_launch_smem(gt_long_pass<R, METHOD, LSH, false>, opted_up, nblk, sh.threads, sh.smem_up, st, G, mode);
 }
 
 template <typename R, int METHOD>
@@ -471,13 +492,8 @@ static cudaError_t gt_launch_fused_l(const bsolve_ctx *ctx, const gt_long_args<R
     static size_t q_smem = 0;
     auto kern = gt_long_fused<R, METHOD, LSH>;
     *done = false;
-    if (sh.smem_down > opted) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh.smem_down);
-        if (e != cudaSuccess) return e;
-        opted = sh.smem_down;
-    }
-    cudaError_t e;
+    cudaError_t e = gt_raise_smem(kern, opted, sh.smem_down); /* before the query, which honours the limit */
+    if (e != cudaSuccess) return e;
     if (q_threads != sh.threads || q_smem != sh.smem_down) {
         int per_sm = 0;
         if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, sh.threads, sh.smem_down)) != cudaSuccess)
@@ -486,14 +502,7 @@ static cudaError_t gt_launch_fused_l(const bsolve_ctx *ctx, const gt_long_args<R
     }
     const int64_t nblk = (G.A.batch + sh.S - 1) / sh.S * sh.nch;
     if (nblk > (int64_t)q_per_sm * ctx->cuda->nsm) return cudaSuccess;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)nblk), cfg.blockDim = dim3((unsigned)sh.threads);
-    cfg.dynamicSmemBytes = sh.smem_down, cfg.stream = st;
-    cudaLaunchAttribute at = {};
-    at.id = cudaLaunchAttributeCooperative;
-    at.val.cooperative = 1;
-    cfg.attrs = &at, cfg.numAttrs = 1;
-    e = cudaLaunchKernelEx(&cfg, kern, G);
+    e = gt_launch_smem(kern, opted, (unsigned)nblk, sh.threads, sh.smem_down, st, G, GT_LAUNCH_COOP);
     if (e == cudaErrorCooperativeLaunchTooLarge) { /* a stale cache (another thread's shape): the levels */
         (void)cudaGetLastError();
         return cudaSuccess;
