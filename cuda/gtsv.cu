@@ -500,9 +500,20 @@ static cudaError_t gt_launch_fused_l(const bsolve_ctx *ctx, const gt_long_args<R
             return e;
         q_threads = sh.threads, q_smem = sh.smem_down, q_per_sm = per_sm;
     }
+    const gt_long_cfg &c = gt_long_conf();
+    int64_t res = (int64_t)q_per_sm * ctx->cuda->nsm;
+    if (c.fused_grid > 0 && c.fused_grid < res) res = c.fused_grid;
     const int64_t nblk = (G.A.batch + sh.S - 1) / sh.S * sh.nch;
-    if (nblk > (int64_t)q_per_sm * ctx->cuda->nsm) return cudaSuccess;
-    e = gt_launch_smem(kern, opted, (unsigned)nblk, sh.threads, sh.smem_down, st, G, GT_LAUNCH_COOP);
+    /* more chunks than resident blocks: the blocks loop (gt_long_fused), up
+     * to BSOLVE_GT_FUSED_MAX equations (2^21; H100, 2026-11-25, THOMAS ct,
+     * 1e9 eq/s levels -> looping: 1M equations 17.5-20.3 -> 20.8-23.7, but
+     * 4M 27.9-28.6 -> 24.3-24.7: past L2's size the up pass reads DRAM
+     * again like the levels', with fewer blocks resident); the
+     * warp-bottom-only mode of BSOLVE_GT_FUSED=2 never loops */
+    if (res == 0 || (nblk > res && (c.fused == 2 || (c.fused_max > 0 && G.A.m * G.A.batch > c.fused_max))))
+        return cudaSuccess;
+    e = gt_launch_smem(kern, opted, (unsigned)(nblk < res ? nblk : res), sh.threads, sh.smem_down, st, G,
+                       GT_LAUNCH_COOP);
     if (e == cudaErrorCooperativeLaunchTooLarge) { /* a stale cache (another thread's shape): the levels */
         (void)cudaGetLastError();
         return cudaSuccess;
@@ -587,6 +598,7 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         memset(&G, 0, sizeof G);
         const int64_t np1 = (top.m + (1 << fs.lsh) - 1) >> fs.lsh;
         G.A = top, G.np = 2 * (int64_t)fs.nch, G.np1 = np1, G.red = 1, G.flag = flag, G.rinfo = nullptr, G.gen = gen;
+        G.bbot = G.np > GT_WB_MAX || gt_long_conf().fused == 3;
         G.C = fs.C, G.S = fs.S, G.ss = fs.ss, G.nch = fs.nch;
         G.info = info, G.merge = merge, G.scr = scr;
         const int64_t cnt = G.np * top.batch;

@@ -42,10 +42,12 @@
  * it does), so every launch after the first is a programmatic dependent
  * launch: it is scheduled while the level before it runs and waits for it in
  * gt_grid_wait() (0.7-8 us per call back to back; perf/RESULTS-gtsv.md).
- * Problems whose chunks all fit the GPU at once (up to ~2^18 equations) run
- * as one cooperative kernel instead (gt_long_fused): down, a grid barrier,
- * the reduced systems by one warp each, a grid barrier, and up on the chunk
- * still in shared memory (26 -> 16.5 us back to back for 2^16 x 1).
+ * Problems whose reduced system fits one warp or one block (up to ~2^21
+ * equations per system) run as one cooperative kernel instead
+ * (gt_long_fused): down, a grid barrier, the reduced systems by one warp or
+ * block each, a grid barrier, and up on the chunk still in shared memory
+ * where every chunk fits the GPU at once (26 -> 16.5 us back to back for
+ * 2^16 x 1), else with the blocks looping over chunks.
  */
 #ifndef BSI_GTSV_LONG_CUH
 #define BSI_GTSV_LONG_CUH
@@ -56,6 +58,7 @@ template <typename R> struct gt_long_args {
     int64_t np;            /* reduced rows per system: np1, or 2 * nch with the chunk reduction */
     int64_t np1;           /* partitions per system */
     int red;               /* chunk reduction (gt_chunk_reduce) on */
+    int bbot;              /* fused kernel: the reduced systems by blocks (gt_block_bottom), else by warps */
     R *GI, *VI, *WI;       /* with it: x_p = GI - VI x_F - WI x_E for the chunk's inner partitions, at k*np1 + p */
     int32_t *flag;         /* per system: == gen where a guard failed in this call */
     const int32_t *rinfo;  /* per system: info of the bottom reduced system (up passes; NULL in the fused kernel) */
@@ -69,13 +72,11 @@ template <typename R> struct gt_long_args {
     R *scr;
 };
 
-/* Block (group, chunk) of the grid; k0 = first system, c0 = first row.
- * rev: the up pass walks the chunks backwards, so that its first blocks
- * find the down pass's last chunks still in L2. */
+/* Chunk b (group, chunk) of a level; k0 = first system, c0 = first row. */
 template <typename R>
-__device__ __forceinline__ void gt_long_block(const gt_long_args<R> &G, bool rev, int64_t &k0, int &nsys, int &c0)
+__device__ __forceinline__ void gt_long_block(const gt_long_args<R> &G, int64_t b, int64_t &k0, int &nsys, int &c0)
 {
-    const int64_t b = rev ? gridDim.x - 1 - blockIdx.x : blockIdx.x, grp = b / G.nch;
+    const int64_t grp = b / G.nch;
     const int q = (int)(b - grp * G.nch);
     k0 = grp * G.S;
     nsys = G.A.batch - k0 < G.S ? (int)(G.A.batch - k0) : G.S;
@@ -276,11 +277,11 @@ __device__ __forceinline__ void gt_long_down_blk(const gt_long_args<R> &G, unsig
     }
 }
 
-/* The up pass of block (k0, c0); LOAD: the chunk is read again into sm
+/* The up pass of block (k0, c0); load: the chunk is read again into sm
  * (else the fused kernel's down pass left it there). */
-template <typename R, int METHOD, int LSH, bool LOAD>
+template <typename R, int METHOD, int LSH>
 __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigned char *sm, int64_t k0, int nsys,
-                                               int c0)
+                                               int c0, bool load)
 {
     constexpr int L = 1 << LSH;
     const int m = G.A.m, S = G.S, ss = G.ss, P = G.C >> LSH;
@@ -292,7 +293,7 @@ __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigne
     if (threadIdx.x < S)
         skip[threadIdx.x] = threadIdx.x < nsys &&
                             (G.flag[k0 + threadIdx.x] == G.gen || (G.rinfo && G.rinfo[k0 + threadIdx.x] != 0));
-    if (LOAD) gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
+    if (load) gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
     else __syncthreads();
 
     const int t = threadIdx.x, s = t / P, pl = t - s * P;
@@ -342,7 +343,8 @@ __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigne
     }
 }
 
-/* One pass of a level: down (chunks in order) or up (chunks backwards). */
+/* One pass of a level: down (chunks in order) or up (chunks backwards, so
+ * that its first blocks find the down pass's last chunks still in L2). */
 template <typename R, int METHOD, int LSH, bool DOWN>
 __global__ void __launch_bounds__(256) gt_long_pass(const gt_long_args<R> G)
 {
@@ -350,26 +352,32 @@ __global__ void __launch_bounds__(256) gt_long_pass(const gt_long_args<R> G)
     int64_t k0;
     int nsys, c0;
     gt_grid_wait();
-    gt_long_block(G, !DOWN, k0, nsys, c0);
+    gt_long_block(G, DOWN ? blockIdx.x : gridDim.x - 1 - blockIdx.x, k0, nsys, c0);
     if (DOWN) gt_long_down_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0);
-    else gt_long_up_blk<R, METHOD, LSH, true>(G, gt_lsm, k0, nsys, c0);
+    else gt_long_up_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0, true);
 }
 
-/* Largest reduced system (2 rows per chunk) the fused kernel's bottom takes:
- * 32 lanes of GT_WB_L rows.  8, not 16: with 16-row partitions the bottom
- * alone needs more than the 255 registers of a thread (72-100 bytes of
- * spills, the whole kernel at 255); chunks grow instead (gt_long_fused_shape). */
-#define GT_WB_L 8
+/* Rows per lane of the fused kernel's bottoms: the warp bottom takes
+ * reduced systems (2 rows per chunk) of up to 32 lanes of GT_WB_L rows, the
+ * block bottom up to blockDim.x of them; chunks grow where they have more
+ * (gt_long_fused_shape).  4, not 8: their sweeps (three right-hand sides,
+ * rows loaded from L2) set the whole kernel's register count, 166-182 per
+ * thread with 8 rows (2-3 blocks of 128 threads per SM) and 128 with 4
+ * (4 blocks), which the looping blocks need: H100, 2026-11-25, THOMAS ct,
+ * 1e9 eq/s 8 -> 4 rows: 2^20 x 1 15.7 -> 20.8-22.2, 2^16 x 16 19.6 ->
+ * 21.5-23.5, 2^18 x 1 (resident, block bottom) 9.3 -> 10.0-11.0.  16 rows
+ * need more than 255 registers (72-100 bytes of spills). */
+#define GT_WB_L 4
 #define GT_WB_MAX (32 * GT_WB_L)
 
 /* The bottom of the fused kernel: system k's reduced system (G.np rows at
- * k * G.np in RA..RD, L2-resident) solved by one warp, lane p sweeping rows
- * 8p .. 8p + 7 straight from global memory in registers (gt_part_reg, as a
+ * k * G.np in RA..RD, L2-resident) solved by one warp, lane p sweeping its
+ * GT_WB_L rows straight from global memory in registers (gt_part_reg, as a
  * tile partition), the 32 partitions' reduced rows by parallel cyclic
- * reduction in shuffles, x written over RD for the up pass.  Why a warp and
- * not the tile kernel's block: no shared memory (the block's holds its
- * chunk until the up pass) and no barrier; a 256-row system is 5 shuffle
- * levels.  The guard is the tile kernel's; a failure flags the system for
+ * reduction in shuffles, then x of its rows by a second sweep (gt_part_x),
+ * written over RD for the up pass.  Why a warp and not the tile kernel's
+ * block: no shared memory (the block's holds its chunk until the up pass)
+ * and no barrier; 32 partitions are 5 shuffle levels.  The guard is the tile kernel's; a failure flags the system for
  * the sequential fallback of the up pass.  Every lane of the warp calls it. */
 template <typename R, int METHOD>
 __device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t k)
@@ -382,12 +390,14 @@ __device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t
     R *Dk = G.RD + o;
     auto I = [](int i) { return i; };
     const bool act = lane < P;
-    R g[L], v[L], w[L], ra = 0, rb = 1, rc = 0, rd = 0, gs = 0, vs = 0, ws = 0;
+    R ra = 0, rb = 1, rc = 0, rd = 0, gs = 0, vs = 0, ws = 0;
     bool ok = true;
-    if (act)
+    if (act) {
+        R g[L], v[L], w[L];
         ok = (lane + 1) * L <= n
                  ? gt_part_reg<R, METHOD, L, true>(n, lane, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws)
                  : gt_part_reg<R, METHOD, L, false>(n, lane, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+    }
     /* fold the next partition's first interior row into ours */
     const unsigned full = 0xffffffffu;
     const R ngs = __shfl_down_sync(full, gs, 1), nvs = __shfl_down_sync(full, vs, 1),
@@ -420,25 +430,73 @@ __device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t
     ok = ok && (!act || fabs(rb) >= tol);
     const R xe = rd / rb, xp = __shfl_up_sync(full, xe, 1), xs1 = lane > 0 ? xp : R(0);
     ok = ok && xe == xe;
+    /* the interior rows by a second sweep, as gt_block_bottom does */
     if (act) {
-        const int s0 = lane * L, len = n - s0 < L ? n - s0 : L, ni = len - 1;
-#pragma unroll
-        for (int j = 0; j < L - 1; j++)
-            if (j < ni) Dk[s0 + j] = g[j] - v[j] * xs1 - w[j] * xe;
-        Dk[s0 + ni] = xe;
+        if ((lane + 1) * L <= n) gt_part_x<R, METHOD, L, true>(n, lane, I, Ak, Bk, Ck, Dk, xs1, xe);
+        else gt_part_x<R, METHOD, L, false>(n, lane, I, Ak, Bk, Ck, Dk, xs1, xe);
     }
     const bool bad = __any_sync(full, !ok);
     if (lane == 0 && bad) G.flag[k] = G.gen;
 }
 
-/* One launch for short problems (every block of the level resident at
- * once): the down pass with the chunk reduction, a grid barrier, the
- * reduced systems (2 rows per chunk) by one warp each in the block of the
- * system's first chunk, a grid barrier, and the up pass on the chunk still
- * in shared memory.  Why: a call on one system of 2^16 equations was three
- * kernels of 6-15 us each, their fixed latency more than their work, and
- * the up pass read the matrix a second time (perf/RESULTS-gtsv.md).
- * Launched cooperatively (all blocks co-resident; the host checks it).
+/* The fused kernel's bottom for reduced systems longer than a warp's
+ * (GT_WB_MAX < np <= GT_WB_L * blockDim.x): system k solved by the block as
+ * the tile kernel solves one (thread p sweeps rows 8p .. 8p + 7, here
+ * straight from L2, the partitions' reduced rows by gt_reduced_pcr in
+ * shared memory, the same guard), x written over RD.  The chunk the block
+ * kept in sm is overwritten: its up pass reads it again.  Every thread of
+ * the block calls this. */
+template <typename R, int METHOD>
+__device__ __forceinline__ void gt_block_bottom(const gt_long_args<R> &G, int64_t k, unsigned char *sm)
+{
+    constexpr int L = GT_WB_L;
+    const int n = (int)G.np, P = (n + L - 1) / L, t = threadIdx.x;
+    R *Red = (R *)sm, *smax = Red + 7 * P;
+    int *flag = (int *)(smax + 1);
+    const int64_t o = k * G.np;
+    const R *Ak = G.RA + o, *Bk = G.RB + o, *Ck = G.RC + o;
+    R *Dk = G.RD + o;
+    auto I = [](int i) { return i; };
+    __syncthreads(); /* sm's earlier use is over */
+    if (t == 0) smax[0] = 0, flag[0] = 0;
+    __syncthreads();
+    const bool act = t < P;
+    if (act) {
+        R g[L], v[L], w[L], ra, rb, rc, rd, gs, vs, ws;
+        const bool ok =
+            (t + 1) * L <= n
+                ? gt_part_reg<R, METHOD, L, true>(n, t, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws)
+                : gt_part_reg<R, METHOD, L, false>(n, t, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+        Red[t] = ra, Red[P + t] = rb, Red[2 * P + t] = rc, Red[3 * P + t] = rd;
+        Red[4 * P + t] = gs, Red[5 * P + t] = vs, Red[6 * P + t] = ws;
+        if (!ok) flag[0] = 1;
+    }
+    __syncthreads();
+    gt_reduced_pcr<R>(act && !flag[0], t, 0, t, P, Red, P, smax, flag, true);
+    __syncthreads();
+    /* x of the interior rows by a second sweep (gt_part_x, one right-hand
+     * side) rather than from g, v, w kept across the PCR: those 24 registers
+     * would count for the whole kernel and cost it resident blocks */
+    if (act && !flag[0]) {
+        const R *X = Red + 5 * P; /* gt_reduced_pcr's x */
+        const R xe = X[t], xs1 = t > 0 ? X[t - 1] : R(0);
+        if ((t + 1) * L <= n) gt_part_x<R, METHOD, L, true>(n, t, I, Ak, Bk, Ck, Dk, xs1, xe);
+        else gt_part_x<R, METHOD, L, false>(n, t, I, Ak, Bk, Ck, Dk, xs1, xe);
+    }
+    if (t == 0 && flag[0]) G.flag[k] = G.gen;
+}
+
+/* One launch for problems that fit the bottoms above: the down pass with
+ * the chunk reduction, a grid barrier, the reduced systems (2 rows per
+ * chunk) by one warp or one block each, a grid barrier, and the up pass.
+ * Why: a call on one system of 2^16 equations was three kernels of 6-15
+ * us each, their fixed latency more than their work, and the up pass read
+ * the matrix a second time (perf/RESULTS-gtsv.md).  The grid is what fits
+ * the GPU at once (launched cooperatively: the host sizes it, the launch
+ * fails rather than hangs); with more chunks than blocks each block loops
+ * over chunks b = blockIdx.x + i * gridDim.x, and the up pass walks its
+ * chunks backwards: the last one is still in shared memory (unless the
+ * block bottom used it), the ones before it most likely still in L2.
  * Tried and dropped (2026-11-25): an arrival counter and a ready flag per
  * group of systems instead of the two barriers, the last block to arrive
  * solving the group's reduced systems -- not measurably faster as a plain
@@ -449,16 +507,32 @@ template <typename R, int METHOD, int LSH>
 __global__ void __launch_bounds__(256) gt_long_fused(const gt_long_args<R> G)
 {
     extern __shared__ __align__(16) unsigned char gt_lsm[];
+    const int64_t nb = (G.A.batch + G.S - 1) / G.S * G.nch;
+    const int iters = (int)((nb - blockIdx.x + gridDim.x - 1) / gridDim.x);
     int64_t k0;
     int nsys, c0;
-    gt_long_block(G, false, k0, nsys, c0);
-    gt_long_down_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0);
+    for (int i = 0; i < iters; i++) {
+        if (i) __syncthreads();
+        gt_long_block(G, blockIdx.x + (int64_t)i * gridDim.x, k0, nsys, c0);
+        gt_long_down_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0);
+    }
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     grid.sync();
-    if (c0 == 0)
-        for (int w = threadIdx.x >> 5; w < nsys; w += blockDim.x >> 5) gt_warp_bottom<R, METHOD>(G, k0 + w);
+    bool keep = true;
+    if (!G.bbot) {
+        const int wpb = blockDim.x >> 5;
+        for (int64_t k = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); k < G.A.batch; k += (int64_t)gridDim.x * wpb)
+            gt_warp_bottom<R, METHOD>(G, k);
+    } else {
+        for (int64_t k = blockIdx.x; k < G.A.batch; k += gridDim.x) gt_block_bottom<R, METHOD>(G, k, gt_lsm);
+        keep = blockIdx.x >= G.A.batch;
+    }
     grid.sync();
-    gt_long_up_blk<R, METHOD, LSH, false>(G, gt_lsm, k0, nsys, c0);
+    for (int i = iters - 1; i >= 0; i--) {
+        if (i != iters - 1) __syncthreads();
+        gt_long_block(G, blockIdx.x + (int64_t)i * gridDim.x, k0, nsys, c0);
+        gt_long_up_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0, !(keep && i == iters - 1));
+    }
 }
 
 /* Shape of a long level. */
@@ -472,15 +546,19 @@ struct gt_long_shape {
  * (largest reduced system handed to the tile kernel), BSOLVE_GT_PDL (0: the
  * levels' launches after the first are ordinary launches, not programmatic
  * dependent ones), BSOLVE_GT_CHUNKRED (gt_long_level_for), BSOLVE_GT_FUSED (0:
- * never the fused kernel, gt_long_fused_shape). */
+ * never the fused kernel, 2: as first measured, gt_long_fused_shape),
+ * BSOLVE_GT_FUSED_MAX (the most equations it takes with looping blocks),
+ * BSOLVE_GT_FUSED_GRID (its most blocks: the tests make them loop). */
 struct gt_long_cfg {
     int L, te, bottom, pdl, red, fused;
+    int64_t fused_max, fused_grid;
 };
 static const gt_long_cfg &gt_long_conf()
 {
     static gt_long_cfg c = {bsi_env_int("BSOLVE_GT_LONG_L", 0), bsi_env_int("BSOLVE_GT_LONG_TE", 0),
                             bsi_env_int("BSOLVE_GT_LONG_BOTTOM", 0), bsi_env_int("BSOLVE_GT_PDL", 1),
-                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1), bsi_env_int("BSOLVE_GT_FUSED", 1)};
+                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1), bsi_env_int("BSOLVE_GT_FUSED", 1),
+                            bsi_env_int("BSOLVE_GT_FUSED_MAX", 1 << 21), bsi_env_int("BSOLVE_GT_FUSED_GRID", 0)};
     return c;
 }
 
@@ -534,22 +612,37 @@ static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il,
 }
 
 /* The fused kernel's shape (gt_long_fused), if the problem suits it: the
- * reduced system of 2 rows per chunk must fit the warp bottom, so chunks
- * grow (up to 256 threads) where the level's shape has too many, and with
- * 8-row partitions too many still, 16-row ones are tried; whether all
- * blocks fit the GPU at once is the launcher's check.  8-row partitions
- * first (unless BSOLVE_GT_LONG_L=16): one system of 2^16 equations 2.6 ->
- * 2.8e9/s (THOMAS), 2.2 -> 2.6 (GIVENS; H100, 2026-11-25). */
+ * reduced system of 2 rows per chunk must fit one of its bottoms, so chunks
+ * grow (up to 256 threads) where the level's shape has too many.  Tried in
+ * order: 8-row partitions with the warp bottom, 8-row partitions with the
+ * block bottom (chunks grown only as far as it needs), then the same with
+ * 16-row partitions.  8-row partitions first (unless BSOLVE_GT_LONG_L=16):
+ * one system of 2^16 equations 2.6 -> 2.8e9/s (THOMAS), 2.2 -> 2.6 (GIVENS;
+ * H100, 2026-11-25).  How many blocks run at once is the launcher's
+ * business.  BSOLVE_GT_FUSED=2: the warp bottom only, and only where every
+ * chunk is resident (the kernel as first measured); 3: the block bottom
+ * only (for the tests: it is otherwise used for long systems alone). */
 static inline bool gt_long_fused_shape(int64_t m, int64_t batch, bool il, size_t es, int nsm, gt_long_shape &sh)
 {
     const gt_long_cfg &c = gt_long_conf();
     if (!c.fused || c.red == 0) return false;
     for (int lsh = c.L == 16 ? 4 : 3; lsh <= (c.L == 8 ? 3 : 4); lsh++) {
         sh = gt_long_shape_for(m, batch, il, es, nsm, lsh);
+        const gt_long_shape s0 = sh;
         int P = sh.C >> sh.lsh;
-        while (2 * (int64_t)sh.nch > GT_WB_MAX && sh.S * (2 * P + 2) <= 256)
+        const int P0 = P;
+        while (c.fused != 3 && 2 * (int64_t)sh.nch > GT_WB_MAX && sh.S * (2 * P + 2) <= 256)
             gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
-        if (P >= 3 && 2 * (int64_t)sh.nch <= GT_WB_MAX) return true;
+        if (c.fused != 3 && P >= 3 && 2 * (int64_t)sh.nch <= GT_WB_MAX) return true;
+        if (c.fused == 2) continue;
+        sh = s0, P = P0;
+        auto fits = [&] { return (2 * (int64_t)sh.nch + GT_WB_L - 1) / GT_WB_L <= sh.threads; };
+        while (!fits() && sh.S * (2 * P + 2) <= 256) gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
+        if (P >= 3 && fits()) {
+            const size_t bb = (7 * (size_t)sh.threads + 2) * es + 16; /* gt_block_bottom's */
+            sh.smem_down = sh.smem_down > bb ? sh.smem_down : bb;
+            return true;
+        }
     }
     return false;
 }
