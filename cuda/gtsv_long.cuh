@@ -546,7 +546,8 @@ struct gt_long_shape {
  * (largest reduced system handed to the tile kernel), BSOLVE_GT_PDL (0: the
  * levels' launches after the first are ordinary launches, not programmatic
  * dependent ones), BSOLVE_GT_CHUNKRED (gt_long_level_for), BSOLVE_GT_FUSED (0:
- * never the fused kernel, 2: as first measured, gt_long_fused_shape),
+ * never the fused kernel, 2: its warp bottom only, never looping, 3: its
+ * block bottom only; gt_long_fused_shape),
  * BSOLVE_GT_FUSED_MAX (the most equations it takes with looping blocks),
  * BSOLVE_GT_FUSED_GRID (its most blocks: the tests make them loop). */
 struct gt_long_cfg {
@@ -612,30 +613,30 @@ static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il,
 }
 
 /* The fused kernel's shape (gt_long_fused), if the problem suits it: the
- * reduced system of 2 rows per chunk must fit one of its bottoms, so chunks
- * grow (up to 256 threads) where the level's shape has too many.  Tried in
- * order: 8-row partitions with the warp bottom, 8-row partitions with the
- * block bottom (chunks grown only as far as it needs), then the same with
- * 16-row partitions.  8-row partitions first (unless BSOLVE_GT_LONG_L=16):
- * one system of 2^16 equations 2.6 -> 2.8e9/s (THOMAS), 2.2 -> 2.6 (GIVENS;
- * H100, 2026-11-25).  How many blocks run at once is the launcher's
- * business.  BSOLVE_GT_FUSED=2: the warp bottom only, and only where every
- * chunk is resident (the kernel as first measured); 3: the block bottom
- * only (for the tests: it is otherwise used for long systems alone). */
+ * reduced system of 2 rows per chunk must fit one of its bottoms.  The
+ * warp bottom where it fits with the level's chunks; else the block bottom,
+ * the chunks grown (up to 256 threads) only as far as it needs.  Why not
+ * chunks grown until the warp bottom fits (the first version): where the
+ * blocks loop, larger chunks mean fewer, longer blocks; H100, 2026-11-25,
+ * THOMAS ct, 1e9 eq/s: 2^16 x 16 21.7-22.1 -> 24.2, 2^18 x 4 22.5 ->
+ * 22.7-23.7, the resident cases unchanged (2^16 x 1 2.6-2.7).  8-row
+ * partitions first (unless BSOLVE_GT_LONG_L=16): one system of 2^16
+ * equations 2.6 -> 2.8e9/s (THOMAS), 2.2 -> 2.6 (GIVENS).  How many blocks
+ * run at once is the launcher's business.  BSOLVE_GT_FUSED=2: as the first
+ * version, the warp bottom only (chunks grown until it fits) and only where
+ * every chunk is resident; 3: the block bottom always (for the tests). */
 static inline bool gt_long_fused_shape(int64_t m, int64_t batch, bool il, size_t es, int nsm, gt_long_shape &sh)
 {
     const gt_long_cfg &c = gt_long_conf();
     if (!c.fused || c.red == 0) return false;
     for (int lsh = c.L == 16 ? 4 : 3; lsh <= (c.L == 8 ? 3 : 4); lsh++) {
         sh = gt_long_shape_for(m, batch, il, es, nsm, lsh);
-        const gt_long_shape s0 = sh;
         int P = sh.C >> sh.lsh;
-        const int P0 = P;
-        while (c.fused != 3 && 2 * (int64_t)sh.nch > GT_WB_MAX && sh.S * (2 * P + 2) <= 256)
-            gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
+        if (c.fused == 2)
+            while (2 * (int64_t)sh.nch > GT_WB_MAX && sh.S * (2 * P + 2) <= 256)
+                gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
         if (c.fused != 3 && P >= 3 && 2 * (int64_t)sh.nch <= GT_WB_MAX) return true;
         if (c.fused == 2) continue;
-        sh = s0, P = P0;
         auto fits = [&] { return (2 * (int64_t)sh.nch + GT_WB_L - 1) / GT_WB_L <= sh.threads; };
         while (!fits() && sh.S * (2 * P + 2) <= 256) gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
         if (P >= 3 && fits()) {
