@@ -5,7 +5,8 @@
  * pivoting (zero or tiny diagonals), badly scaled and huge ones (Givens
  * without overflow), singular and non-finite systems among good ones,
  * m = 1, 2, 3 up to 4096, nrhs 1..4, gttrf + gttrs, untouched padding and
- * fully written outputs, and bad arguments.  Runs on the backend of
+ * fully written outputs, bad arguments, and (CPU) GIVENS' unscaled and
+ * scaled rotations giving the same bits.  Runs on the backend of
  * BSOLVE_TEST_BACKEND (host pointers on CUDA).
  */
 #include "testlib.h"
@@ -748,12 +749,65 @@ START_TEST(t_threads)
 }
 END_TEST
 
+/* GIVENS on the CPU rotates unscaled when every lane of a vector is within
+ * range and scales the whole vector otherwise (src/gtsv_cpu_impl.h,
+ * gt_step), claiming the same bits either way: systems sharing their tiles
+ * with one of entries near 2^600 (its squares overflow) must come out
+ * bitwise as without it, in both layouts and precisions, and that system
+ * itself by backward error.  CPU backend only: the claim is about its
+ * vectors. */
+static void run_givens_range(bsolve_precision p, bsolve_tlayout_kind kind)
+{
+    bsolve_ctx *ctx = tl_ctx();
+    const int64_t m = 29, batch = 67;
+    const double big = p == BSOLVE_PREC_D ? 0x1p600 : 0x1p70;
+    batch_t t, u;
+    batch_make(&t, p, m, 1, batch, kind, kind, 0);
+    batch_make(&u, p, m, 1, batch, kind, kind, 0);
+    tl_rng r;
+    tl_rng_seed(&r, tl_seed(77, (uint64_t)p * 2 + kind));
+    for (int64_t k = 0; k < batch; k++)
+        gen_system(&r, F_SCALED, m, 1, p == BSOLVE_PREC_S, t.rdl + k * m, t.rd + k * m, t.rdu + k * m, t.rb + k * m);
+    const size_t n = sizeof(double) * m * batch;
+    memcpy(u.rdl, t.rdl, n), memcpy(u.rd, t.rd, n), memcpy(u.rdu, t.rdu, n), memcpy(u.rb, t.rb, n);
+    for (int64_t i = 0; i < m; i++) u.rdl[i] *= big, u.rd[i] *= big, u.rdu[i] *= big;
+    batch_load(&t);
+    batch_load(&u);
+    ck_assert_int_eq(bsolve_ctx_set_threads(ctx, 1), 0);
+    ck_assert_int_eq(batch_solve(ctx, &t, BSOLVE_GTSV_GIVENS, 0), 0);
+    ck_assert_int_eq(batch_solve(ctx, &u, BSOLVE_GTSV_GIVENS, 0), 0);
+    double *x = malloc(n), *y = malloc(sizeof(double) * m);
+    for (int64_t k = 1; k < batch; k++) {
+        batch_x(&t, k, 0, x), batch_x(&u, k, 0, y);
+        TL_EXPECT(!memcmp(x, y, sizeof(double) * m), "system %lld: not bitwise the unscaled result", (long long)k);
+        TL_EXPECT(t.info[k] == u.info[k], "system %lld: info %d vs %d", (long long)k, t.info[k], u.info[k]);
+    }
+    batch_x(&u, 0, 0, x);
+    const double eps = p == BSOLVE_PREC_D ? 0x1p-53 : 0x1p-24, w = bwd_ratio(m, u.rdl, u.rd, u.rdu, u.rb, x, eps);
+    TL_EXPECT(u.info[0] == 0 && w < TL_BWD_MAX, "the 2^600-scaled system: info %d, backward error ratio %g", u.info[0], w);
+    TL_CLEAN("givens range, %s, %s", p == BSOLVE_PREC_D ? "d" : "s", kind == BSOLVE_TCONTIGUOUS ? "contig" : "inter");
+    free(x), free(y);
+    batch_free(&t);
+    batch_free(&u);
+    bsolve_ctx_destroy(ctx);
+}
+
+START_TEST(t_givens_range)
+{
+    if (tl_backend() != BSOLVE_BACKEND_CPU) return;
+    for (int p = 0; p < 2; p++)
+        for (int kind = 0; kind < 2; kind++)
+            run_givens_range(p ? BSOLVE_PREC_S : BSOLVE_PREC_D, kind ? BSOLVE_TINTERLEAVED : BSOLVE_TCONTIGUOUS);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gtsv");
     TCase *tc = tl_tcase("gtsv");
     tcase_add_test(tc, t_args);
     tcase_add_test(tc, t_accuracy_d);
+    tcase_add_test(tc, t_givens_range);
     tcase_add_test(tc, t_accuracy_s);
     tcase_add_test(tc, t_trf_d);
     tcase_add_test(tc, t_trf_s);
