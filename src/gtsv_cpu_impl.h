@@ -540,6 +540,21 @@ static void FN(gt_unpack)(const real *restrict t, real *restrict dst, bsolve_tla
     }
 }
 
+/* A super-tile's right-hand sides: B itself where they are interleaved and
+ * the tile is full (row i of column j at *bb + i*bes + j*bcs), else packed
+ * into pb; true for the former (nothing to unpack). */
+static int FN(gt_bview)(real *B, bsolve_tlayout lb, int64_t m, int nrhs, int64_t k0, int count, real *pb,
+                        real **bb, int64_t *bes, int64_t *bcs)
+{
+    if (lb.kind == BSOLVE_TINTERLEAVED && count == WW) {
+        *bb = B + k0, *bes = lb.ld, *bcs = m * lb.ld;
+        return 1;
+    }
+    FN(gt_pack)(pb, B, lb, m, nrhs, k0, count, 0);
+    *bb = pb, *bes = WW, *bcs = m * WW;
+    return 0;
+}
+
 /* A super-tile's diagonals: direct pointers into interleaved user data for a
  * full super-tile, otherwise packed into `pk` (3 planes of m*WW). */
 static void FN(gt_diags)(const real *dl, const real *d, const real *du, bsolve_tlayout lt, int64_t m, int64_t k0,
@@ -604,17 +619,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     FN(gt_diags)(dl, d, du, lt, m, k0, count, pk, &pdl, &pd, &pdu, &es);
     real *bb;
     int64_t bes, bcs;
-    const int direct_b = lb.kind == BSOLVE_TINTERLEAVED && count == WW;
-    if (direct_b) {
-        bb = B + k0;
-        bes = lb.ld;
-        bcs = m * lb.ld;
-    } else {
-        FN(gt_pack)(pb, B, lb, m, nrhs, k0, count, 0);
-        bb = pb;
-        bes = WW;
-        bcs = mw;
-    }
+    const int direct_b = FN(gt_bview)(B, lb, m, nrhs, k0, count, pb, &bb, &bes, &bcs);
     vreal inf[NT];
     bsi_gt_pf pf = {.n = 0, .lines = 0, .acc = 0, .k = 0};
     FN(gt_pf_add)(&pf, dl, lt, m, 1, k0 + WW, next);
@@ -743,19 +748,9 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
         for (int64_t t = 0; t < ntiles; t++) {
             const int64_t k0 = t * WW;
             const int cnt = batch - k0 < WW ? (int)(batch - k0) : WW;
-            const int direct_b = lb.kind == BSOLVE_TINTERLEAVED && cnt == WW;
             real *bb;
             int64_t bes, bcs;
-            if (direct_b) {
-                bb = B + k0;
-                bes = lb.ld;
-                bcs = m * lb.ld;
-            } else {
-                FN(gt_pack)(pb, B, lb, m, nrhs, k0, cnt, 0);
-                bb = pb;
-                bes = WW;
-                bcs = mw;
-            }
+            const int direct_b = FN(gt_bview)(B, lb, m, nrhs, k0, cnt, pb, &bb, &bes, &bcs);
             const real *Ft = F + t * BSI_GT_NF * mw;
             vreal probe[NT], inf[NT];
             vmask fail[NT];
