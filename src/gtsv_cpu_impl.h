@@ -98,40 +98,35 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
          * the probe marks them failed either way. */
         const vreal f = *c0;
         /* Unscaled where every lane's sum of squares is a normal number well
-         * inside the range: then no square overflowed, and one that
-         * underflowed lay below the other's last bit (ss >= 2^(GT_EMIN+2)).
-         * Bit for bit the scaled result (2^-2e is an even power of two, which
-         * the estimate and the Newton steps carry exactly), without the
-         * exponent arithmetic: ~10 of the step's ~45 operations. */
+         * inside the range (GT_SSLO..GT_SSHI): then no square overflowed, and
+         * one that underflowed lay below the other's last bit.  Bit for bit
+         * the scaled result (2^-2e is an even power of two, which the
+         * estimate and the Newton steps carry exactly), without the exponent
+         * arithmetic: ~10 of the step's ~45 operations. */
         const vreal ss0 = f * f + a * a;
+        vreal c, s, r;
+        vmask z;
         if (FN(bsi_all)(FN(bsi_ge)(ss0, FN(gt_splat)(GT_SSLO)) & FN(bsi_le)(ss0, FN(gt_splat)(GT_SSHI)))) {
             const vreal idd = FN(gt_rsqrt)(ss0);
-            const vreal c = f * idd, s = a * idd;
-            *q0 = c;
-            *q1 = s;
-            *rinv = idd;
-            *u1 = c * *c1 + s * nd;
-            *u2 = s * nu;
-            *zero = FN(bsi_ne)(zro, zro);
-            *c0 = c * nd - s * *c1;
-            *c1 = c * nu;
-            return;
+            c = f * idd, s = a * idd, r = idd;
+            z = FN(bsi_ne)(zro, zro);
+        } else {
+            const vreal u =
+                FN(bsi_sel)(FN(bsi_gt)(FN(bsi_abs)(f), FN(bsi_abs)(a)), FN(bsi_abs)(f), FN(bsi_abs)(a));
+            vmask eb = (vmask)u >> GT_MBITS;
+            const vmask lo = (vmask){0} + 1, hi = (vmask){0} + (GT_EMAXB - 1);
+            eb = FN(gt_isel)(FN(bsi_ilt)(eb, lo), lo, eb);
+            eb = FN(gt_isel)(FN(bsi_igt)(eb, hi), hi, eb);
+            const vreal sc = (vreal)(((vmask){0} + GT_EMAXB - eb) << GT_MBITS); /* 2^-e */
+            const vreal fs = f * sc, gs = a * sc;
+            const vreal ss = fs * fs + gs * gs;
+            z = FN(bsi_eq)(ss, zro);
+            const vreal idd = FN(gt_rsqrt)(FN(bsi_sel)(z, one, ss));
+            c = FN(bsi_sel)(z, one, fs * idd), s = gs * idd, r = FN(bsi_sel)(z, one, idd * sc);
         }
-        const vreal u = FN(bsi_sel)(FN(bsi_gt)(FN(bsi_abs)(f), FN(bsi_abs)(a)), FN(bsi_abs)(f), FN(bsi_abs)(a));
-        vmask eb = (vmask)u >> GT_MBITS;
-        const vmask lo = (vmask){0} + 1, hi = (vmask){0} + (GT_EMAXB - 1);
-        eb = FN(gt_isel)(FN(bsi_ilt)(eb, lo), lo, eb);
-        eb = FN(gt_isel)(FN(bsi_igt)(eb, hi), hi, eb);
-        const vreal sc = (vreal)(((vmask){0} + GT_EMAXB - eb) << GT_MBITS); /* 2^-e */
-        const vreal fs = f * sc, gs = a * sc;
-        const vreal ss = fs * fs + gs * gs;
-        const vmask z = FN(bsi_eq)(ss, zro);
-        const vreal sx = FN(bsi_sel)(z, one, ss);
-        const vreal idd = FN(gt_rsqrt)(sx);
-        const vreal c = FN(bsi_sel)(z, one, fs * idd), s = gs * idd;
         *q0 = c;
         *q1 = s;
-        *rinv = FN(bsi_sel)(z, one, idd * sc);
+        *rinv = r;
         *u1 = c * *c1 + s * nd;
         *u2 = s * nu;
         *zero = z;
