@@ -377,8 +377,9 @@ __global__ void __launch_bounds__(256) gt_long_pass(const gt_long_args<R> G)
  * reduction in shuffles, then x of its rows by a second sweep (gt_part_x),
  * written over RD for the up pass.  Why a warp and not the tile kernel's
  * block: no shared memory (the block's holds its chunk until the up pass)
- * and no barrier; 32 partitions are 5 shuffle levels.  The guard is the tile kernel's; a failure flags the system for
- * the sequential fallback of the up pass.  Every lane of the warp calls it. */
+ * and no barrier; 32 partitions are 5 shuffle levels.  The guard is the
+ * tile kernel's; a failure flags the system for the sequential fallback of
+ * the up pass.  Every lane of the warp calls it. */
 template <typename R, int METHOD>
 __device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t k)
 {
@@ -441,7 +442,7 @@ __device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t
 
 /* The fused kernel's bottom for reduced systems longer than a warp's
  * (GT_WB_MAX < np <= GT_WB_L * blockDim.x): system k solved by the block as
- * the tile kernel solves one (thread p sweeps rows 8p .. 8p + 7, here
+ * the tile kernel solves one (thread p sweeps its GT_WB_L rows, here
  * straight from L2, the partitions' reduced rows by gt_reduced_pcr in
  * shared memory, the same guard), x written over RD.  The chunk the block
  * kept in sm is overwritten: its up pass reads it again.  Every thread of
