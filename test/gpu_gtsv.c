@@ -8,7 +8,7 @@
  *     CPU's), backward-error ratio < 30, singular and NaN/Inf systems get
  *     the CPU's info and all-NaN solutions;
  *   - few long systems (the partition method): m = 2^16..2^20 (+5, +17: short
- *     last partitions), batch 1..17, every method, s and d, every layout pair,
+ *     last partitions), batch 1..17 and 40, every method, s and d, every layout pair,
  *     checked by residual (long double) and against the CPU backend, and
  *     diagonally dominant ones must not come from the sequential fallback;
  *     random and zero-diagonal systems (small pivots inside partitions: the
@@ -282,6 +282,15 @@ int main(void)
                 if (me) run_case(cpu, gpu, 0, me, RANDOM, m, 1, batch, ib % 2, 0, 0, 30);
                 if (me && ib < 2) run_case(cpu, gpu, 0, me, ZERODIAG, m - (m % 2), 1, batch, 0, 0, 0, 30);
             }
+    /* More equations than the fused kernel takes (2^21): the levels with
+     * their defaults (two levels of passes, the bottom tile kernel on 1024
+     * rows per system), a singular and a NaN system among PARTIAL's */
+    if (!quick)
+        for (int me = 0; me < 3; me++) {
+            expect_partition = 1;
+            run_case(cpu, gpu, me == 1, me, DIAGDOM, (1 << 16) + 5 * me, 1, 40, me, me == 1, 0, 30);
+            expect_partition = 0;
+        }
     /* The chunk reduction's last chunk: one system of m < 2^13 is cut into
      * chunks of 31 partitions of 16 rows (496 rows), so m = 8 * 496 + r
      * leaves a last chunk of 1, 2 or 3 partitions (r = 1, 17, 33) or none
