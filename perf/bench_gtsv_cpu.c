@@ -11,7 +11,8 @@
  * workspace on every call; that is counted too.  Times are the minimum over
  * repetitions (the machine may be shared).
  *
- *   build/perf/bench_gtsv_cpu [csv-file]     (default perf/bench_gtsv_cpu.csv)
+ *   build/perf/bench_gtsv_cpu [csv-file]     (default perf/bench_gtsv_cpu.csv; the plot
+ *   beside it as .png, perf/plot_gtsv_cpu.gp, when gnuplot is installed)
  * Environment: BENCH_EQ=<equations per call> (default 2^20), BENCH_REPS.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -25,6 +26,7 @@
 #include <time.h>
 
 #include "batchsolve.h"
+#include "bench_plot.h"
 
 static double now(void)
 {
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
     }
     if (f) fclose(f);
     printf("(ratios: bsolve interleaved over the LAPACKE loop; CSV in %s)\n", csv);
+    if (f) bench_plot("perf/plot_gtsv_cpu.gp", csv, NULL);
     bsolve_ctx_destroy(ctx);
     return 0;
 }

@@ -13,7 +13,8 @@
  * Batches hold about 16 MB of matrices (at least 256 systems); a time is
  * the minimum over repetitions (the machine may be shared).
  *
- *   build/perf/bench_qr_cpu [csv-file]       (default perf/bench_qr_cpu.csv)
+ *   build/perf/bench_qr_cpu [csv-file]       (default perf/bench_qr_cpu.csv; the plot
+ *   beside it as .png, perf/plot_qr_cpu.gp, when gnuplot is installed)
  * Environment: BENCH_REPS (default 5), BENCH_MB (default 16), BENCH_SHAPES
  * (only these shapes, e.g. "32x16,24x12,16x16": m x n, comma-separated;
  * default all).
@@ -30,6 +31,7 @@
 #include <time.h>
 
 #include "batchsolve.h"
+#include "bench_plot.h"
 
 extern void openblas_set_num_threads(int num_threads);
 
@@ -159,6 +161,7 @@ int main(int argc, char **argv)
         }
     if (f) fclose(f);
     printf("(ratios: bsolve_dgels, interleaved, over the LAPACKE_dgels and GSL loops; CSV in %s)\n", csv);
+    if (f) bench_plot("perf/plot_qr_cpu.gp", csv, NULL);
     bsolve_ctx_destroy(ctx);
     return fail;
 }
