@@ -639,6 +639,8 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
         FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, ub, lb.stride, lb.ld, inf);
     else if (nrhs == 1 && pf.n)
         FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, NULL, 0, 0, inf);
+    else if (nrhs == 1 && ub) /* no prefetching (the last super-tile, or m >= 128): x still goes out via ub */
+        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, ub, lb.stride, lb.ld, inf);
     else if (nrhs == 1)
         FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, NULL, 0, 0, inf);
     else

@@ -657,16 +657,21 @@ END_TEST
  * or 64 float systems) in register-transposed blocks of 4..16 lanes and
  * equations, with the rest one by one: the answers must be bitwise those of
  * the same batch interleaved, for m and batch off every block size, several
- * whole super-tiles, stride > m and nrhs > 1. */
+ * whole super-tiles, stride > m and nrhs > 1.  The last three: batches of
+ * whole super-tiles, so that the last one prefetches nothing, and m = 128,
+ * 256, where nothing is prefetched at all (bsi_gt_pf_cap): its solution
+ * still goes out inside the back substitution (with one right-hand side and
+ * m a multiple of the transposes' 8 or 16); 2026-11-25 it did not, and x
+ * was left as b. */
 static void run_contig_tiles(bsolve_precision p, int trf)
 {
     bsolve_ctx *ctx = tl_ctx();
-    const int64_t ms[] = {7, 16, 17, 33, 100}, batch = 141;
-    double *x = malloc(sizeof(double) * 100), *y = malloc(sizeof(double) * 100);
-    for (int im = 0; im < 5; im++)
+    const int64_t ms[] = {7, 16, 17, 33, 100, 16, 128, 256};
+    double *x = malloc(sizeof(double) * 256), *y = malloc(sizeof(double) * 256);
+    for (int im = 0; im < 8; im++)
         for (int64_t nrhs = 1; nrhs <= 3; nrhs += 2)
             for (int method = 0; method < 3; method++) {
-                const int64_t m = ms[im];
+                const int64_t m = ms[im], batch = im < 5 ? 141 : 128;
                 batch_t c, il;
                 batch_make(&c, p, m, nrhs, batch, BSOLVE_TCONTIGUOUS, BSOLVE_TCONTIGUOUS, 1);
                 batch_make(&il, p, m, nrhs, batch, BSOLVE_TINTERLEAVED, BSOLVE_TINTERLEAVED, 0);
