@@ -672,6 +672,9 @@ static void run_contig_tiles(bsolve_precision p, int trf)
         for (int64_t nrhs = 1; nrhs <= 3; nrhs += 2)
             for (int method = 0; method < 3; method++) {
                 const int64_t m = ms[im], batch = im < 5 ? 141 : 128;
+                /* the last three aim at the CPU's super-tiles; on the CUDA
+                 * backend they have not run yet (2026-11-25) */
+                if (im >= 5 && tl_backend() != BSOLVE_BACKEND_CPU) continue;
                 batch_t c, il;
                 batch_make(&c, p, m, nrhs, batch, BSOLVE_TCONTIGUOUS, BSOLVE_TCONTIGUOUS, 1);
                 batch_make(&il, p, m, nrhs, batch, BSOLVE_TINTERLEAVED, BSOLVE_TINTERLEAVED, 0);
