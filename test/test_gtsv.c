@@ -809,12 +809,12 @@ START_TEST(t_givens_range)
 }
 END_TEST
 
-/* Every layout pair, strides and leading dimensions with and without gaps,
- * m and batch on both sides of the CPU backend's block sizes (transposes of
- * 8 or 16, super-tiles of 32 or 64 systems, the 128 KiB prefetch cap), nrhs
- * 1 and 2, every method, s and d: each system's normwise backward error
- * ratio on diagonally dominant systems (cond_inf <= ~3), and every output
- * written (x != b).  A sweep like this, run by hand, would have caught the
+/* Every layout pair, with and without gaps (t_layout's pad), m and batch on
+ * both sides of the CPU backend's block sizes (transposes of 8 or 16,
+ * super-tiles of 32 or 64 systems, the 128 KiB prefetch cap), nrhs 1 and 2,
+ * every method, s and d: each system's backward error ratio on diagonally
+ * dominant systems, every output written (x != b) and nothing else
+ * (batch_check_memory).  A sweep like this, run by hand, would have caught the
  * missing x of feae53a (285 of its 8640 cases failed). */
 static void run_layout_sweep(bsolve_precision p)
 {
@@ -822,67 +822,49 @@ static void run_layout_sweep(bsolve_precision p)
     static const int64_t bs[] = {1, 31, 32, 33, 63, 64, 65, 128, 200};
     const int nm = (int)(sizeof ms / sizeof *ms), nb = (int)(sizeof bs / sizeof *bs);
     bsolve_ctx *ctx = tl_ctx();
-    const double eps = tl_eps(p);
+    double *x = malloc(sizeof(double) * 256);
     for (int im = 0; im < nm; im++)
         for (int ib = 0; ib < nb; ib++)
             for (int lk = 0; lk < 4; lk++) {
                 const int64_t m = ms[im], batch = bs[ib], nrhs = 1 + (im + ib + lk) % 2;
-                const int til = lk & 1, bil = (lk >> 1) & 1;
-                const int64_t ts = m + ib % 2, tld = batch + ib % 3, bst = m * nrhs + im % 2, bld = batch + im % 2;
-                const bsolve_tlayout lt = til ? bsolve_tlayout_interleaved(tld) : bsolve_tlayout_contiguous(m, ts);
-                const bsolve_tlayout lb =
-                    bil ? bsolve_tlayout_interleaved(bld) : bsolve_tlayout_contiguous(m, bst);
-                const int64_t tspan = til ? m * tld : ts * batch, bspan = bil ? m * nrhs * bld : bst * batch;
-                double *a[3], *b0 = malloc(sizeof(double) * bspan), *x = malloc(sizeof(double) * bspan);
-                void *da[3], *db = t_alloc(p, bspan);
-                int32_t *info = malloc(sizeof(int32_t) * batch);
+                const bsolve_tlayout_kind ltk = lk & 1 ? BSOLVE_TINTERLEAVED : BSOLVE_TCONTIGUOUS;
+                const bsolve_tlayout_kind lbk = lk & 2 ? BSOLVE_TINTERLEAVED : BSOLVE_TCONTIGUOUS;
+                batch_t t;
+                batch_make(&t, p, m, nrhs, batch, ltk, lbk, (im + ib) % 2);
                 tl_rng r;
                 tl_rng_seed(&r, tl_seed(3000 + m, 16 * ib + 4 * lk + 100 * p));
-                for (int q = 0; q < 3; q++) a[q] = malloc(sizeof(double) * tspan), da[q] = t_alloc(p, tspan);
-                for (int64_t i = 0; i < tspan; i++) {
-                    a[0][i] = 0.5 * tl_rng_uniform(&r), a[2][i] = 0.5 * tl_rng_uniform(&r);
-                    a[1][i] = (tl_rng_unit(&r) < 0.5 ? -1 : 1) * (1.2 + tl_rng_unit(&r));
-                    for (int q = 0; q < 3; q++) t_set(p, da[q], i, a[q][i]), a[q][i] = t_get(p, da[q], i);
-                }
-                for (int64_t i = 0; i < bspan; i++) t_set(p, db, i, tl_rng_uniform(&r)), b0[i] = t_get(p, db, i);
+                for (int64_t k = 0; k < batch; k++)
+                    gen_system(&r, F_DIAGDOM, m, nrhs, p == BSOLVE_PREC_S, t.rdl + k * m, t.rd + k * m, t.rdu + k * m,
+                               t.rb + k * m * nrhs);
                 for (int method = 0; method < 3; method++) {
-                    for (int64_t i = 0; i < bspan; i++) t_set(p, db, i, b0[i]);
-                    const bsolve_status st = t_gtsv(ctx, p, method, m, nrhs, batch, da[0], da[1], da[2], lt, db, lb, info);
+                    batch_load(&t);
+                    const bsolve_status st = batch_solve(ctx, &t, method, 0);
                     TL_EXPECT(st == BSOLVE_SUCCESS, "status %s: %s", tl_status_name(st), bsolve_ctx_message(ctx));
                     if (st == BSOLVE_SUCCESS) {
-                        for (int64_t i = 0; i < bspan; i++) x[i] = t_get(p, db, i);
+                        batch_check_memory(&t, "layout sweep");
                         for (int64_t k = 0; k < batch; k++) {
-                            TL_EXPECT(info[k] == 0, "system %lld: info %d", (long long)k, info[k]);
+                            TL_EXPECT(t.info[k] == 0, "system %lld: info %d", (long long)k, t.info[k]);
                             for (int64_t j = 0; j < nrhs; j++) {
-                                double rn = 0, an = 0, xn = 0;
-                                int64_t same = 0;
-                                for (int64_t i = 0; i < m; i++) {
-#define SW_A(q, ii) a[q][til ? (ii) * tld + k : k * ts + (ii)]
-#define SW_X(ii) (bil ? (j * m + (ii)) * bld + k : k * bst + j * m + (ii))
-                                    double res = SW_A(1, i) * x[SW_X(i)] - b0[SW_X(i)], an_i = fabs(SW_A(1, i));
-                                    if (i > 0) res += SW_A(0, i) * x[SW_X(i - 1)], an_i += fabs(SW_A(0, i));
-                                    if (i + 1 < m) res += SW_A(2, i) * x[SW_X(i + 1)], an_i += fabs(SW_A(2, i));
-                                    rn = fmax(rn, fabs(res)), an = fmax(an, an_i), xn = fmax(xn, fabs(x[SW_X(i)]));
-                                    same += x[SW_X(i)] == b0[SW_X(i)];
-#undef SW_A
-#undef SW_X
-                                }
-                                const double br = rn / (m * eps * an * xn);
+                                const double *b = t.rb + (k * nrhs + j) * m;
+                                batch_x(&t, k, j, x);
+                                const double br = bwd_ratio(m, t.rdl + k * m, t.rd + k * m, t.rdu + k * m, b, x,
+                                                            tl_eps(p));
                                 TL_EXPECT(br < TL_BWD_MAX, "system %lld rhs %lld: backward error ratio %.3g",
                                           (long long)k, (long long)j, br);
+                                int64_t same = 0;
+                                for (int64_t i = 0; i < m; i++) same += x[i] == b[i];
                                 TL_EXPECT(m == 1 || same < m, "system %lld rhs %lld: x equals b (not written)",
                                           (long long)k, (long long)j);
                             }
                         }
                     }
-                    TL_CLEAN("gtsv %s %s m=%lld batch=%lld nrhs=%lld lt=%s(%lld) lb=%s(%lld)", tl_prec_name(p),
+                    TL_CLEAN("gtsv %s %s m=%lld batch=%lld nrhs=%lld lt=%s lb=%s pad=%d", tl_prec_name(p),
                              meth_name[method], (long long)m, (long long)batch, (long long)nrhs,
-                             til ? "inter" : "contig", (long long)(til ? tld : ts), bil ? "inter" : "contig",
-                             (long long)(bil ? bld : bst));
+                             ltk ? "inter" : "contig", lbk ? "inter" : "contig", (im + ib) % 2);
                 }
-                for (int q = 0; q < 3; q++) free(a[q]), free(da[q]);
-                free(b0), free(x), free(db), free(info);
+                batch_free(&t);
             }
+    free(x);
     bsolve_ctx_destroy(ctx);
 }
 
