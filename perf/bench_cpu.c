@@ -40,6 +40,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "batchsolve.h"
+#include "bench_plot.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -864,17 +865,7 @@ int main(int argc, char **argv)
         printf("CSV: %s\n", o.csv);
     }
 
-    if (o.plot) {
-        if (access("perf/plot_cpu.gp", R_OK) != 0 || system("command -v gnuplot >/dev/null 2>&1") != 0) {
-            printf("plot: skipped (needs gnuplot and perf/plot_cpu.gp in the current directory)\n");
-        } else {
-            char cmd[8192];
-            snprintf(cmd, sizeof cmd, "gnuplot -e \"csv='%s'; out='%s'; cpu='%s'\" perf/plot_cpu.gp", o.csv,
-                     o.png, cpu);
-            if (system(cmd) == 0) printf("plot: %s\n", o.png);
-            else printf("plot: gnuplot failed (%s)\n", cmd);
-        }
-    }
+    if (o.plot) bench_plot("perf/plot_cpu.gp", o.csv, o.png, cpu);
     printf("total time %.0f s\n", now() - t_start);
     bsolve_ctx_destroy(ctx);
     return any_fail ? 1 : 0;

@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     }
     if (f) fclose(f);
     printf("(ratios: bsolve interleaved over the LAPACKE loop; CSV in %s)\n", csv);
-    if (f) bench_plot("perf/plot_gtsv_cpu.gp", csv, NULL);
+    if (f) bench_plot("perf/plot_gtsv_cpu.gp", csv, NULL, NULL);
     bsolve_ctx_destroy(ctx);
     return 0;
 }

@@ -161,7 +161,7 @@ int main(int argc, char **argv)
         }
     if (f) fclose(f);
     printf("(ratios: bsolve_dgels, interleaved, over the LAPACKE_dgels and GSL loops; CSV in %s)\n", csv);
-    if (f) bench_plot("perf/plot_qr_cpu.gp", csv, NULL);
+    if (f) bench_plot("perf/plot_qr_cpu.gp", csv, NULL, NULL);
     bsolve_ctx_destroy(ctx);
     return fail;
 }
