@@ -6,7 +6,10 @@
  *   iso    events around one call after a device synchronize (what
  *          bench_gtsv_gpu reports: host work before the first launch counts),
  *   b2b    events around 20 calls back to back, divided by 20 (host work
- *          hidden behind the GPU).
+ *          hidden behind the GPU),
+ *   ptrq   the host time of the call's five pointer queries
+ *          (cudaPointerGetAttributes on dl, d, du, b, info), which precede
+ *          its first launch.
  * Build: make build/perf/probe_gtsv; run under ncu for per-kernel times. */
 #include <algorithm>
 #include <chrono>
@@ -57,7 +60,7 @@ int main(int argc, char **argv)
         if (sscanf(argv[i], "%lldx%lld", &m, &b) == 2) shapes.push_back({m, b});
     }
     if (shapes.empty()) shapes = {{65536, 1}, {262144, 1}, {1048576, 1}, {65536, 16}};
-    printf("%10s %6s %9s %9s %9s %10s\n", "m", "batch", "host_us", "iso_us", "b2b_us", "iso_1e9/s");
+    printf("%10s %6s %9s %9s %9s %9s %10s\n", "m", "batch", "host_us", "iso_us", "b2b_us", "ptrq_us", "iso_1e9/s");
     for (const auto &sb : shapes) {
         const long long m = sb.first, batch = sb.second;
         const int64_t n = m * batch;
@@ -78,7 +81,7 @@ int main(int argc, char **argv)
         cudaEvent_t e0, e1;
         CK(cudaEventCreate(&e0));
         CK(cudaEventCreate(&e1));
-        std::vector<double> host, iso, b2b;
+        std::vector<double> host, iso, b2b, ptrq;
         call();
         for (int r = 0; r < 21; r++) {
             CK(cudaDeviceSynchronize());
@@ -98,9 +101,17 @@ int main(int argc, char **argv)
             CK(cudaEventSynchronize(e1));
             CK(cudaEventElapsedTime(&ms, e0, e1));
             b2b.push_back(ms * 1e3 / 20);
+            const void *ptrs[5] = {dl, d, du, b, info};
+            const auto q0 = std::chrono::steady_clock::now();
+            for (const void *q : ptrs) {
+                cudaPointerAttributes at;
+                CK(cudaPointerGetAttributes(&at, q));
+            }
+            ptrq.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - q0).count());
         }
         const double ti = median(iso);
-        printf("%10lld %6lld %9.1f %9.1f %9.1f %10.2f\n", m, batch, median(host), ti, median(b2b), n / ti * 1e-3);
+        printf("%10lld %6lld %9.1f %9.1f %9.1f %9.1f %10.2f\n", m, batch, median(host), ti, median(b2b), median(ptrq),
+               n / ti * 1e-3);
         CK(cudaEventDestroy(e0));
         CK(cudaEventDestroy(e1));
         CK(cudaFree(p));

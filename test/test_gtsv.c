@@ -672,9 +672,6 @@ static void run_contig_tiles(bsolve_precision p, int trf)
         for (int64_t nrhs = 1; nrhs <= 3; nrhs += 2)
             for (int method = 0; method < 3; method++) {
                 const int64_t m = ms[im], batch = im < 5 ? 141 : 128;
-                /* the last three aim at the CPU's super-tiles; on the CUDA
-                 * backend they have not run yet (2026-11-25) */
-                if (im >= 5 && tl_backend() != BSOLVE_BACKEND_CPU) continue;
                 batch_t c, il;
                 batch_make(&c, p, m, nrhs, batch, BSOLVE_TCONTIGUOUS, BSOLVE_TCONTIGUOUS, 1);
                 batch_make(&il, p, m, nrhs, batch, BSOLVE_TINTERLEAVED, BSOLVE_TINTERLEAVED, 0);
@@ -870,9 +867,6 @@ static void run_layout_sweep(bsolve_precision p)
 
 START_TEST(t_layout_sweep)
 {
-    /* CPU only until it has run on the CUDA backend (no device time was left
-     * the day it was written) */
-    if (tl_backend() != BSOLVE_BACKEND_CPU) return;
     run_layout_sweep(BSOLVE_PREC_D);
     run_layout_sweep(BSOLVE_PREC_S);
 }
