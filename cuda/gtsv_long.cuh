@@ -293,17 +293,16 @@ __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigne
     if (threadIdx.x < S)
         skip[threadIdx.x] = threadIdx.x < nsys &&
                             (G.flag[k0 + threadIdx.x] == G.gen || (G.rinfo && G.rinfo[k0 + threadIdx.x] != 0));
-    if (load) gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
-    else __syncthreads();
-
     const int t = threadIdx.x, s = t / P, pl = t - s * P;
     const int p = (c0 >> LSH) + pl;
     const int64_t k = k0 + s;
-    /* flagged systems keep b: the sequential fallback reads it */
-    if (s < nsys && p * L < m && !skip[s]) {
-        const int base = s * ss;
-        auto I = [=](int i) { return base + (i - c0) + ((i - c0) >> LSH); };
-        R xe, xs1;
+    const bool act = s < nsys && p * L < m;
+    /* The partition's two known unknowns come from the reduced solution (in
+     * L2), fetched before the chunk is waited for rather than after it, where
+     * their latency added to every block's (H100, 2026-11-25, back to back:
+     * 2^16 x 64, 2^18 x 64, 2^20 x 16 0.5-0.8% faster). */
+    R xe = 0, xs1 = 0;
+    if (act) {
         if (G.red) { /* the chunk's F and E, and the inner rows' x from them */
             const int q = c0 / G.C, left = (m - c0 + L - 1) >> LSH, Pc = left < P ? left : P;
             const R *X = G.RD + k * G.np + 2 * q;
@@ -317,6 +316,14 @@ __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigne
         } else {
             xe = G.RD[k * G.np + p], xs1 = p > 0 ? G.RD[k * G.np + p - 1] : R(0);
         }
+    }
+    if (load) gt_long_load<R, LSH>(G, Lg, k0, nsys, c0, rows);
+    else __syncthreads();
+
+    /* flagged systems keep b: the sequential fallback reads it */
+    if (act && !skip[s]) {
+        const int base = s * ss;
+        auto I = [=](int i) { return base + (i - c0) + ((i - c0) >> LSH); };
         if ((p + 1) * L <= m)
             gt_part_x<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
         else

@@ -9,7 +9,11 @@
  *          hidden behind the GPU),
  *   ptrq   the host time of the call's five pointer queries
  *          (cudaPointerGetAttributes on dl, d, du, b, info), which precede
- *          its first launch.
+ *          its first launch,
+ *   split  iso of the same work as g calls of batch / g systems, each on its
+ *          own context and stream, forked from and joined to the timing
+ *          stream (g = 2 and 4 where batch divides): whether one group's
+ *          latency-bound levels hide behind another's passes over DRAM.
  * Build: make build/perf/probe_gtsv; run under ncu for per-kernel times. */
 #include <algorithm>
 #include <chrono>
@@ -60,7 +64,20 @@ int main(int argc, char **argv)
         if (sscanf(argv[i], "%lldx%lld", &m, &b) == 2) shapes.push_back({m, b});
     }
     if (shapes.empty()) shapes = {{65536, 1}, {262144, 1}, {1048576, 1}, {65536, 16}};
-    printf("%10s %6s %9s %9s %9s %9s %10s\n", "m", "batch", "host_us", "iso_us", "b2b_us", "ptrq_us", "iso_1e9/s");
+    /* the split groups' contexts and streams */
+    constexpr int NG = 4;
+    bsolve_ctx *gctx[NG];
+    cudaStream_t gst[NG];
+    cudaEvent_t fork, join[NG];
+    CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    for (int g = 0; g < NG; g++) {
+        if (bsolve_ctx_create(&gctx[g], BSOLVE_BACKEND_CUDA) != BSOLVE_SUCCESS) return 1;
+        CK(cudaStreamCreateWithFlags(&gst[g], cudaStreamNonBlocking));
+        CK(cudaEventCreateWithFlags(&join[g], cudaEventDisableTiming));
+        bsolve_ctx_set_stream(gctx[g], gst[g]);
+    }
+    printf("%10s %6s %9s %9s %9s %9s %10s %9s %9s\n", "m", "batch", "host_us", "iso_us", "b2b_us", "ptrq_us",
+           "iso_1e9/s", "split2_us", "split4_us");
     for (const auto &sb : shapes) {
         const long long m = sb.first, batch = sb.second;
         const int64_t n = m * batch;
@@ -81,7 +98,22 @@ int main(int argc, char **argv)
         cudaEvent_t e0, e1;
         CK(cudaEventCreate(&e0));
         CK(cudaEventCreate(&e1));
-        std::vector<double> host, iso, b2b, ptrq;
+        auto split = [&](int ng) {
+            const long long bg = batch / ng;
+            CK(cudaEventRecord(fork, 0));
+            for (int g = 0; g < ng; g++) {
+                const int64_t o = g * bg * m;
+                CK(cudaStreamWaitEvent(gst[g], fork, 0));
+                if (bsolve_dgtsv(gctx[g], BSOLVE_GTSV_THOMAS, m, 1, bg, dl + o, d + o, du + o, l, b + o, l,
+                                 info + g * bg) != BSOLVE_SUCCESS) {
+                    fprintf(stderr, "bsolve: %s\n", bsolve_ctx_message(gctx[g]));
+                    exit(1);
+                }
+                CK(cudaEventRecord(join[g], gst[g]));
+                CK(cudaStreamWaitEvent(0, join[g], 0));
+            }
+        };
+        std::vector<double> host, iso, b2b, ptrq, sp[2];
         call();
         for (int r = 0; r < 21; r++) {
             CK(cudaDeviceSynchronize());
@@ -108,15 +140,33 @@ int main(int argc, char **argv)
                 CK(cudaPointerGetAttributes(&at, q));
             }
             ptrq.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - q0).count());
+            for (int i = 0; i < 2; i++) {
+                const int ng = 2 << i;
+                if (batch % ng) continue;
+                if (r == 0) split(ng); /* warm the groups' workspaces */
+                CK(cudaDeviceSynchronize());
+                CK(cudaEventRecord(e0));
+                split(ng);
+                CK(cudaEventRecord(e1));
+                CK(cudaEventSynchronize(e1));
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                sp[i].push_back(ms * 1e3);
+            }
         }
         const double ti = median(iso);
-        printf("%10lld %6lld %9.1f %9.1f %9.1f %9.1f %10.2f\n", m, batch, median(host), ti, median(b2b), median(ptrq),
-               n / ti * 1e-3);
+        printf("%10lld %6lld %9.1f %9.1f %9.1f %9.1f %10.2f %9.1f %9.1f\n", m, batch, median(host), ti, median(b2b),
+               median(ptrq), n / ti * 1e-3, sp[0].empty() ? 0.0 : median(sp[0]), sp[1].empty() ? 0.0 : median(sp[1]));
         CK(cudaEventDestroy(e0));
         CK(cudaEventDestroy(e1));
         CK(cudaFree(p));
         CK(cudaFree(info));
     }
+    for (int g = 0; g < NG; g++) {
+        bsolve_ctx_destroy(gctx[g]);
+        CK(cudaStreamDestroy(gst[g]));
+        CK(cudaEventDestroy(join[g]));
+    }
+    CK(cudaEventDestroy(fork));
     bsolve_ctx_destroy(ctx);
     return 0;
 }
