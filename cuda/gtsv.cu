@@ -29,6 +29,8 @@
  */
 #include <string.h>
 
+#include <type_traits>
+
 #include <cooperative_groups.h>
 
 #include "common.cuh"
@@ -350,14 +352,29 @@ static cudaError_t gt_launch_seq(const gt_seq_args<R> &a, bool contig, cudaStrea
     return cudaGetLastError();
 }
 
+/* The kernels take the method (and the long method its log2 partition
+ * rows) as template arguments: f is called with it as a
+ * std::integral_constant, so that each launcher writes the run-time switch
+ * once, here. */
+template <typename F> static cudaError_t gt_by_method(int method, F &&f)
+{
+    switch (method) {
+    case BSOLVE_GTSV_THOMAS: return f(std::integral_constant<int, BSOLVE_GTSV_THOMAS>());
+    case BSOLVE_GTSV_PARTIAL: return f(std::integral_constant<int, BSOLVE_GTSV_PARTIAL>());
+    default: return f(std::integral_constant<int, BSOLVE_GTSV_GIVENS>());
+    }
+}
+
+/* the long method's partitions: 8 or 16 rows (gt_long_lsh) */
+template <typename F> static cudaError_t gt_by_long_lsh(int lsh, F &&f)
+{
+    return lsh == 3 ? f(std::integral_constant<int, 3>()) : f(std::integral_constant<int, 4>());
+}
+
 template <typename R, int OP>
 static cudaError_t gt_launch_seq_m(int method, const gt_seq_args<R> &a, bool contig, cudaStream_t st)
 {
-    switch (method) {
-    case BSOLVE_GTSV_THOMAS: return gt_launch_seq<R, BSOLVE_GTSV_THOMAS, OP>(a, contig, st);
-    case BSOLVE_GTSV_PARTIAL: return gt_launch_seq<R, BSOLVE_GTSV_PARTIAL, OP>(a, contig, st);
-    default: return gt_launch_seq<R, BSOLVE_GTSV_GIVENS, OP>(a, contig, st);
-    }
+    return gt_by_method(method, [&](auto M) { return gt_launch_seq<R, decltype(M)::value, OP>(a, contig, st); });
 }
 
 /* Raises kern's dynamic shared memory limit to smem where that is above what
@@ -414,27 +431,20 @@ static cudaError_t gt_launch_tile_l(const gt_tile_args<R> &a, const gt_tile_shap
                           pdl ? GT_LAUNCH_PDL : GT_LAUNCH_PLAIN);
 }
 
-/* P == 1 tiles never touch L: LSH = 0 compiles the kernel for them alone. */
-template <typename R, int METHOD>
-static cudaError_t gt_launch_tile_t(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st, bool pdl)
-{
-    switch (sh.P > 1 ? sh.lsh : 0) {
-    case 0: return gt_launch_tile_l<R, METHOD, 0>(a, sh, st, pdl);
-    case 2: return gt_launch_tile_l<R, METHOD, 2>(a, sh, st, pdl);
-    case 3: return gt_launch_tile_l<R, METHOD, 3>(a, sh, st, pdl);
-    default: return gt_launch_tile_l<R, METHOD, 4>(a, sh, st, pdl);
-    }
-}
-
 template <typename R>
 static cudaError_t gt_launch_tile(int method, const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st,
                                   bool pdl = false)
 {
-    switch (method) {
-    case BSOLVE_GTSV_THOMAS: return gt_launch_tile_t<R, BSOLVE_GTSV_THOMAS>(a, sh, st, pdl);
-    case BSOLVE_GTSV_PARTIAL: return gt_launch_tile_t<R, BSOLVE_GTSV_PARTIAL>(a, sh, st, pdl);
-    default: return gt_launch_tile_t<R, BSOLVE_GTSV_GIVENS>(a, sh, st, pdl);
-    }
+    return gt_by_method(method, [&](auto M) {
+        constexpr int METHOD = decltype(M)::value;
+        /* P == 1 tiles never touch L: LSH = 0 compiles the kernel for them alone */
+        switch (sh.P > 1 ? sh.lsh : 0) {
+        case 0: return gt_launch_tile_l<R, METHOD, 0>(a, sh, st, pdl);
+        case 2: return gt_launch_tile_l<R, METHOD, 2>(a, sh, st, pdl);
+        case 3: return gt_launch_tile_l<R, METHOD, 3>(a, sh, st, pdl);
+        default: return gt_launch_tile_l<R, METHOD, 4>(a, sh, st, pdl);
+        }
+    });
 }
 
 /* The on-chip tile kernel's shape, if m fits it (many systems). */
@@ -461,23 +471,15 @@ static cudaError_t gt_launch_long_l(bool down, const gt_long_args<R> &G, const g
     return gt_launch_smem(gt_long_pass<R, METHOD, LSH, false>, opted_up, nblk, sh.threads, sh.smem_up, st, G, mode);
 }
 
-template <typename R, int METHOD>
-static cudaError_t gt_launch_long_t(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st,
-                                    bool pdl)
-{
-    return sh.lsh == 3 ? gt_launch_long_l<R, METHOD, 3>(down, G, sh, st, pdl)
-                       : gt_launch_long_l<R, METHOD, 4>(down, G, sh, st, pdl);
-}
-
 template <typename R>
 static cudaError_t gt_launch_long(int method, bool down, const gt_long_args<R> &G, const gt_long_shape &sh,
                                   cudaStream_t st, bool pdl)
 {
-    switch (method) {
-    case BSOLVE_GTSV_THOMAS: return gt_launch_long_t<R, BSOLVE_GTSV_THOMAS>(down, G, sh, st, pdl);
-    case BSOLVE_GTSV_PARTIAL: return gt_launch_long_t<R, BSOLVE_GTSV_PARTIAL>(down, G, sh, st, pdl);
-    default: return gt_launch_long_t<R, BSOLVE_GTSV_GIVENS>(down, G, sh, st, pdl);
-    }
+    return gt_by_method(method, [&](auto M) {
+        return gt_by_long_lsh(sh.lsh, [&](auto LS) {
+            return gt_launch_long_l<R, decltype(M)::value, decltype(LS)::value>(down, G, sh, st, pdl);
+        });
+    });
 }
 
 /* The fused kernel (gt_long_fused) on G, if all its blocks fit the GPU at
@@ -522,23 +524,15 @@ static cudaError_t gt_launch_fused_l(const bsolve_ctx *ctx, const gt_long_args<R
     return e;
 }
 
-template <typename R, int METHOD>
-static cudaError_t gt_launch_fused_t(const bsolve_ctx *ctx, const gt_long_args<R> &G, const gt_long_shape &sh,
-                                     cudaStream_t st, bool *done)
-{
-    return sh.lsh == 3 ? gt_launch_fused_l<R, METHOD, 3>(ctx, G, sh, st, done)
-                       : gt_launch_fused_l<R, METHOD, 4>(ctx, G, sh, st, done);
-}
-
 template <typename R>
 static cudaError_t gt_launch_fused(const bsolve_ctx *ctx, int method, const gt_long_args<R> &G,
                                    const gt_long_shape &sh, cudaStream_t st, bool *done)
 {
-    switch (method) {
-    case BSOLVE_GTSV_THOMAS: return gt_launch_fused_t<R, BSOLVE_GTSV_THOMAS>(ctx, G, sh, st, done);
-    case BSOLVE_GTSV_PARTIAL: return gt_launch_fused_t<R, BSOLVE_GTSV_PARTIAL>(ctx, G, sh, st, done);
-    default: return gt_launch_fused_t<R, BSOLVE_GTSV_GIVENS>(ctx, G, sh, st, done);
-    }
+    return gt_by_method(method, [&](auto M) {
+        return gt_by_long_lsh(sh.lsh, [&](auto LS) {
+            return gt_launch_fused_l<R, decltype(M)::value, decltype(LS)::value>(ctx, G, sh, st, done);
+        });
+    });
 }
 
 /* Largest reduced system handed to the tile kernel: one block solving 4096
@@ -598,7 +592,7 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         memset(&G, 0, sizeof G);
         const int64_t np1 = (top.m + (1 << fs.lsh) - 1) >> fs.lsh;
         G.A = top, G.np = 2 * (int64_t)fs.nch, G.np1 = np1, G.red = 1, G.flag = flag, G.rinfo = nullptr, G.gen = gen;
-        G.bbot = G.np > GT_WB_MAX || gt_long_conf().fused == 3;
+        G.bbot = fs.bbot;
         G.C = fs.C, G.S = fs.S, G.ss = fs.ss, G.nch = fs.nch;
         G.info = info, G.merge = merge, G.scr = scr;
         const int64_t cnt = G.np * top.batch;

@@ -152,6 +152,15 @@ __device__ __forceinline__ void gt_part_x(int m, int p, IX I, const R *Lg, const
     Bv[I(s0 + ni)] = xe;
 }
 
+/* gt_part_x on partition p of any length (as gt_part_reg_any). */
+template <typename R, int METHOD, int L, typename IX>
+__device__ __forceinline__ void gt_part_x_any(int m, int p, IX I, const R *Lg, const R *Dg, const R *Ug, R *Bv,
+                                              R xs1, R xe)
+{
+    if ((p + 1) * L <= m) gt_part_x<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
+    else gt_part_x<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
+}
+
 /* The chunk reduction (block-level SPIKE): the Pc reduced rows of a chunk
  * (partition pl: a x_{pl-1} + b x_pl + c x_{pl+1} = d) shrink to two, those
  * of the chunk's first and last partitions' unknowns F = x_0 and E = x_{Pc-1}:
@@ -250,9 +259,7 @@ __device__ __forceinline__ void gt_long_down_blk(const gt_long_args<R> &G, unsig
     bool ok = true;
     if (act) {
         R g[L], v[L], w[L], ra, rb, rc, rd, gs, vs, ws;
-        ok = (p + 1) * L <= m
-                 ? gt_part_reg<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws)
-                 : gt_part_reg<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+        ok = gt_part_reg_any<R, METHOD, L>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws);
         RA[t] = ra, RB[t] = rb, RC[t] = rc, RD[t] = rd;
         GS[t] = gs, VS[t] = vs, WS[t] = ws;
     }
@@ -324,10 +331,7 @@ __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigne
     if (act && !skip[s]) {
         const int base = s * ss;
         auto I = [=](int i) { return base + (i - c0) + ((i - c0) >> LSH); };
-        if ((p + 1) * L <= m)
-            gt_part_x<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
-        else
-            gt_part_x<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
+        gt_part_x_any<R, METHOD, L>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
     }
     __syncthreads();
     gt_tile_args<R> A = G.A;
@@ -402,9 +406,7 @@ __device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t
     bool ok = true;
     if (act) {
         R g[L], v[L], w[L];
-        ok = (lane + 1) * L <= n
-                 ? gt_part_reg<R, METHOD, L, true>(n, lane, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws)
-                 : gt_part_reg<R, METHOD, L, false>(n, lane, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+        ok = gt_part_reg_any<R, METHOD, L>(n, lane, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws);
     }
     /* fold the next partition's first interior row into ours */
     const unsigned full = 0xffffffffu;
@@ -417,32 +419,20 @@ __device__ __forceinline__ void gt_warp_bottom(const gt_long_args<R> &G, int64_t
     for (int h = 16; h; h >>= 1) sm = fmax(sm, __shfl_xor_sync(full, sm, h));
     const R tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
     for (int h = 1; h < P; h <<= 1) {
-        ok = ok && (!act || fabs(rb) >= tol);
         const R ib = R(1) / rb;
         const R ma = __shfl_up_sync(full, ra, h), mb = __shfl_up_sync(full, ib, h), mc = __shfl_up_sync(full, rc, h),
                 md = __shfl_up_sync(full, rd, h);
         const R pa = __shfl_down_sync(full, ra, h), pb = __shfl_down_sync(full, ib, h),
                 pc = __shfl_down_sync(full, rc, h), pd = __shfl_down_sync(full, rd, h);
-        R na = 0, nb = rb, nc = 0, nd = rd;
-        if (act && lane >= h) {
-            const R al = -ra * mb;
-            na = al * ma, nb += al * mc, nd += al * md;
-        }
-        if (act && lane + h < P) {
-            const R ga = -rc * pb;
-            nc = ga * pc, nb += ga * pa, nd += ga * pd;
-        }
-        if (act) ra = na, rb = nb, rc = nc, rd = nd;
-        ok = ok && (!act || fmax(fabs(ra), fmax(fabs(rb), fabs(rc))) <= big);
+        auto above = [&](R &a, R &b, R &c, R &d) { a = ma, b = mb, c = mc, d = md; };
+        auto below = [&](R &a, R &b, R &c, R &d) { a = pa, b = pb, c = pc, d = pd; };
+        if (act) ok = gt_pcr_level<R>(true, ra, rb, rc, rd, lane >= h, above, lane + h < P, below, tol, big) && ok;
     }
     ok = ok && (!act || fabs(rb) >= tol);
     const R xe = rd / rb, xp = __shfl_up_sync(full, xe, 1), xs1 = lane > 0 ? xp : R(0);
     ok = ok && xe == xe;
     /* the interior rows by a second sweep, as gt_block_bottom does */
-    if (act) {
-        if ((lane + 1) * L <= n) gt_part_x<R, METHOD, L, true>(n, lane, I, Ak, Bk, Ck, Dk, xs1, xe);
-        else gt_part_x<R, METHOD, L, false>(n, lane, I, Ak, Bk, Ck, Dk, xs1, xe);
-    }
+    if (act) gt_part_x_any<R, METHOD, L>(n, lane, I, Ak, Bk, Ck, Dk, xs1, xe);
     const bool bad = __any_sync(full, !ok);
     if (lane == 0 && bad) G.flag[k] = G.gen;
 }
@@ -471,10 +461,7 @@ __device__ __forceinline__ void gt_block_bottom(const gt_long_args<R> &G, int64_
     const bool act = t < P;
     if (act) {
         R g[L], v[L], w[L], ra, rb, rc, rd, gs, vs, ws;
-        const bool ok =
-            (t + 1) * L <= n
-                ? gt_part_reg<R, METHOD, L, true>(n, t, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws)
-                : gt_part_reg<R, METHOD, L, false>(n, t, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+        const bool ok = gt_part_reg_any<R, METHOD, L>(n, t, I, Ak, Bk, Ck, Dk, g, v, w, ra, rb, rc, rd, gs, vs, ws);
         Red[t] = ra, Red[P + t] = rb, Red[2 * P + t] = rc, Red[3 * P + t] = rd;
         Red[4 * P + t] = gs, Red[5 * P + t] = vs, Red[6 * P + t] = ws;
         if (!ok) flag[0] = 1;
@@ -488,8 +475,7 @@ __device__ __forceinline__ void gt_block_bottom(const gt_long_args<R> &G, int64_
     if (act && !flag[0]) {
         const R *X = Red + 5 * P; /* gt_reduced_pcr's x */
         const R xe = X[t], xs1 = t > 0 ? X[t - 1] : R(0);
-        if ((t + 1) * L <= n) gt_part_x<R, METHOD, L, true>(n, t, I, Ak, Bk, Ck, Dk, xs1, xe);
-        else gt_part_x<R, METHOD, L, false>(n, t, I, Ak, Bk, Ck, Dk, xs1, xe);
+        gt_part_x_any<R, METHOD, L>(n, t, I, Ak, Bk, Ck, Dk, xs1, xe);
     }
     if (t == 0 && flag[0]) G.flag[k] = G.gen;
 }
@@ -546,6 +532,7 @@ __global__ void __launch_bounds__(256) gt_long_fused(const gt_long_args<R> G)
 /* Shape of a long level. */
 struct gt_long_shape {
     int lsh, S, C, ss, nch, threads;
+    int bbot; /* the fused kernel's reduced systems by blocks (gt_block_bottom), else by warps */
     size_t smem_down, smem_up;
 };
 
@@ -605,6 +592,7 @@ static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il,
     const gt_long_cfg &c = gt_long_conf();
     gt_long_shape sh;
     sh.lsh = lsh;
+    sh.bbot = 0;
     const int L = 1 << sh.lsh;
     sh.S = il ? (int)(batch < 4 ? batch : 4) : 1;
     /* 1024 equations per block: 1-4% faster than 2048 and 10-12% faster than
@@ -648,6 +636,8 @@ static inline bool gt_long_fused_shape(int64_t m, int64_t batch, bool il, size_t
         auto fits = [&] { return (2 * (int64_t)sh.nch + GT_WB_L - 1) / GT_WB_L <= sh.threads; };
         while (!fits() && sh.S * (2 * P + 2) <= 256) gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
         if (P >= 3 && fits()) {
+            /* grown chunks may bring the reduced system back to a warp's */
+            sh.bbot = c.fused == 3 || 2 * (int64_t)sh.nch > GT_WB_MAX;
             const size_t bb = (7 * (size_t)sh.threads + 2) * es + 16; /* gt_block_bottom's */
             sh.smem_down = sh.smem_down > bb ? sh.smem_down : bb;
             return true;

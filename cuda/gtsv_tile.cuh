@@ -238,6 +238,35 @@ __device__ __forceinline__ void gt_smax(double *a, double v)
 }
 __device__ __forceinline__ void gt_smax(float *a, float v) { atomicMax((unsigned *)a, __float_as_uint(v)); }
 
+/* One level of parallel cyclic reduction on the reduced row (ra rb rc | rd):
+ * the rows h above and h below are eliminated where they exist (up, dn);
+ * above(a, b, c, d) and below(...) fetch those rows, their pivot b as its
+ * reciprocal (recip) or as is.  Returns the guard of gt_reduced_pcr: our
+ * pivot, which the neighbours divide by, at least tol, and no entry grown
+ * past big.  Shared by the block's PCR (neighbours in shared memory) and
+ * the warp's (gt_warp_bottom: neighbours by shuffles). */
+template <typename R, typename FA, typename FB>
+__device__ __forceinline__ bool gt_pcr_level(bool recip, R &ra, R &rb, R &rc, R &rd, bool up, FA above, bool dn,
+                                             FB below, R tol, R big)
+{
+    const bool ok = fabs(rb) >= tol;
+    R na = 0, nb = rb, nc = 0, nd = rd;
+    if (up) {
+        R a, b, c, d;
+        above(a, b, c, d);
+        const R al = recip ? -ra * b : -ra / b;
+        na = al * a, nb += al * c, nd += al * d;
+    }
+    if (dn) {
+        R a, b, c, d;
+        below(a, b, c, d);
+        const R ga = recip ? -rc * b : -rc / b;
+        nc = ga * c, nb += ga * a, nd += ga * d;
+    }
+    ra = na, rb = nb, rc = nc, rd = nd;
+    return ok && fmax(fabs(ra), fmax(fabs(rb), fabs(rc))) <= big;
+}
+
 /* The reduced systems by parallel cyclic reduction, thread t = s*P + p
  * owning reduced row p of system s: log2(P) steps with two block barriers
  * each, instead of 2P dependent steps on one thread while the other P-1
@@ -279,20 +308,10 @@ __device__ __forceinline__ void gt_reduced_pcr(bool run, int t, int s, int p, in
         if (run) RA[t] = ra, RB[t] = recip ? R(1) / rb : rb, RC[t] = rc, RD[t] = rd;
         __syncthreads();
         if (run) {
-            ok = ok && fabs(rb) >= tol; /* our divisor, as the neighbours see it */
-            R na = 0, nb = rb, nc = 0, nd = rd;
-            if (p >= h) {
-                const int o = t - h;
-                const R al = recip ? -ra * RB[o] : -ra / RB[o];
-                na = al * RA[o], nb += al * RC[o], nd += al * RD[o];
-            }
-            if (p + h < P) {
-                const int o = t + h;
-                const R ga = recip ? -rc * RB[o] : -rc / RB[o];
-                nc = ga * RC[o], nb += ga * RA[o], nd += ga * RD[o];
-            }
-            ra = na, rb = nb, rc = nc, rd = nd;
-            ok = ok && fmax(fabs(ra), fmax(fabs(rb), fabs(rc))) <= big;
+            auto row = [&](int o) {
+                return [=](R &a, R &b, R &c, R &d) { a = RA[o], b = RB[o], c = RC[o], d = RD[o]; };
+            };
+            ok = gt_pcr_level<R>(recip, ra, rb, rc, rd, p >= h, row(t - h), p + h < P, row(t + h), tol, big) && ok;
         }
         __syncthreads();
     }
@@ -407,6 +426,18 @@ __device__ __forceinline__ bool gt_part_reg(int m, int p, IX I, const R *Lg, con
     return !zero && rvmax * amax * R(GT_TOL) <= R(1) && probe == probe;
 }
 
+/* gt_part_reg on partition p of any length: the FULL copy for every
+ * partition but a system's last, short one. */
+template <typename R, int METHOD, int L, typename IX>
+__device__ __forceinline__ bool gt_part_reg_any(int m, int p, IX I, const R *Lg, const R *Dg, const R *Ug,
+                                                const R *Bv, R (&g)[L], R (&v)[L], R (&w)[L], R &ra, R &rb, R &rc,
+                                                R &rd, R &gs, R &vs, R &ws)
+{
+    return (p + 1) * L <= m
+               ? gt_part_reg<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws)
+               : gt_part_reg<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+}
+
 /* Programmatic dependent launch (sm_90): a grid launched with it may start
  * while the grid before it in the stream runs; it waits here, before its
  * first global access, until that grid has completed and its writes are
@@ -484,10 +515,7 @@ __global__ void __launch_bounds__(256, LSH == 3 ? BSI_GT_TILE_MINB3 : 0) gt_tile
     R g[L], v[L], w[L];
     if (act) {
         R ra, rb, rc, rd, gs, vs, ws;
-        const bool ok =
-            (p + 1) * L <= m
-                ? gt_part_reg<R, METHOD, L, true>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws)
-                : gt_part_reg<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws);
+        const bool ok = gt_part_reg_any<R, METHOD, L>(m, p, I, Lg, Dg, Ug, Bv, g, v, w, ra, rb, rc, rd, gs, vs, ws);
         RA[t] = ra, RB[t] = rb, RC[t] = rc, RD[t] = rd;
         RGS[t] = gs, RVS[t] = vs, RWS[t] = ws;
         if (!ok) flag[s] = 1;
