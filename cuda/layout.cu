@@ -28,49 +28,24 @@ __global__ void __launch_bounds__(BSI_CT * 8) bsi_k_convert(int r, int c, int64_
         if (roword) { i = e / c; j = e - i * c; }
         else { j = e / r; i = e - j * r; }
     };
-    if (vs.ks == 1) {
+    /* one side through the tile: lanes along the systems where that side
+     * is interleaved (ks == 1), else along its entries; f(tile slot, offset) */
+    auto walk = [&](const bsi_view &v, auto f) {
+        const bool il = v.ks == 1;
         for (int q = ty; q < BSI_CT; q += 8) {
-            const int e = e0 + q;
-            const int64_t k = k0 + tx;
+            const int a = il ? q : tx, b = il ? tx : q; /* tile[entry a][system b] */
+            const int e = e0 + a;
+            const int64_t k = k0 + b;
             if (e < E && k < batch) {
                 int i, j;
                 ij(e, i, j);
-                tile[q][tx] = src[k + i * vs.is + j * vs.js];
+                f(tile[a][b], k * v.ks + i * v.is + j * v.js);
             }
         }
-    } else {
-        for (int q = ty; q < BSI_CT; q += 8) {
-            const int e = e0 + tx;
-            const int64_t k = k0 + q;
-            if (e < E && k < batch) {
-                int i, j;
-                ij(e, i, j);
-                tile[tx][q] = src[k * vs.ks + i * vs.is + j * vs.js];
-            }
-        }
-    }
+    };
+    walk(vs, [&](R &t, int64_t o) { t = src[o]; });
     __syncthreads();
-    if (vd.ks == 1) {
-        for (int q = ty; q < BSI_CT; q += 8) {
-            const int e = e0 + q;
-            const int64_t k = k0 + tx;
-            if (e < E && k < batch) {
-                int i, j;
-                ij(e, i, j);
-                dst[k + i * vd.is + j * vd.js] = tile[q][tx];
-            }
-        }
-    } else {
-        for (int q = ty; q < BSI_CT; q += 8) {
-            const int e = e0 + tx;
-            const int64_t k = k0 + q;
-            if (e < E && k < batch) {
-                int i, j;
-                ij(e, i, j);
-                dst[k * vd.ks + i * vd.is + j * vd.js] = tile[tx][q];
-            }
-        }
-    }
+    walk(vd, [&](R &t, int64_t o) { dst[o] = t; });
 }
 
 /* roword: number the entries in row order when the non-interleaved side is

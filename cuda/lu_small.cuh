@@ -72,6 +72,25 @@ template <int T, typename V> __device__ __forceinline__ V bsi_shfl_xor(V v, int 
     else return __shfl_xor_sync(0xffffffffu, v, m, T);
 }
 
+/* Exchanges entries k and p of a column spread over the team (entry r in
+ * register slot r / T of lane r % T; at(s) is slot s of this lane's part,
+ * l this lane); sk, ok and sp, op are k and p split so.  Two shuffles
+ * whatever the lanes; returns the new entry k (the old entry p). */
+template <int T, int S, typename R, typename AT>
+__device__ __forceinline__ R bsi_team_swap(AT at, int sk, int ok, int sp, int op, int l)
+{
+    const R vk = bsi_shfl<T>(at(sk), ok);
+    R mine = at(sk);
+#pragma unroll
+    for (int s = sk + 1; s < S; s++) mine = (s == sp) ? at(s) : mine;
+    const R vp = bsi_shfl<T>(mine, op);
+    if (T == 1 || l == ok) at(sk) = vp;
+#pragma unroll
+    for (int s = sk; s < S; s++)
+        if (T == 1 || l == op) at(s) = (s == sp) ? vk : at(s);
+    return vp;
+}
+
 /* Quotient e / n for small e (< 2^16) and 1 <= n <= 128, without an integer
  * division: exact because the float error is far below 0.5/n. */
 __device__ __forceinline__ int bsi_div(int e, float inv_n) { return (int)((e + 0.5f) * inv_n); }
@@ -336,17 +355,8 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
             if (pivot != BSOLVE_PIVOT_NONE) {
                 const int op = p & (T - 1), sp = p / T;
 #pragma unroll
-                for (int j = k; j < N; j++) {
-                    const R vk = bsi_shfl<T>(m[sk][j], ok);
-                    R mine = m[sk][j];
-#pragma unroll
-                    for (int s = sk + 1; s < S; s++) mine = (s == sp) ? m[s][j] : mine;
-                    const R vp = bsi_shfl<T>(mine, op);
-                    if (T == 1 || l == ok) m[sk][j] = vp;
-#pragma unroll
-                    for (int s = sk; s < S; s++)
-                        if (T == 1 || l == op) m[s][j] = (s == sp) ? vk : m[s][j];
-                }
+                for (int j = k; j < N; j++)
+                    bsi_team_swap<T, S, R>([&](int s) -> R & { return m[s][j]; }, sk, ok, sp, op, l);
             }
             /* pivot, reciprocal, multipliers, rank-1 update */
             const R d = bsi_shfl<T>(m[sk][k], ok);
@@ -447,17 +457,7 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
             R x;
             if (pivot != BSOLVE_PIVOT_NONE) {
                 const int p = (pk[k / 4] >> (8 * (k % 4))) & 0xff;
-                const int op = p & (T - 1), sp = p / T;
-                const R vk = bsi_shfl<T>(b[sk], ok);
-                R mine = b[sk];
-#pragma unroll
-                for (int s = sk + 1; s < S; s++) mine = (s == sp) ? b[s] : mine;
-                const R vp = bsi_shfl<T>(mine, op);
-                if (T == 1 || l == ok) b[sk] = vp;
-#pragma unroll
-                for (int s = sk; s < S; s++)
-                    if (T == 1 || l == op) b[s] = (s == sp) ? vk : b[s];
-                x = vp;
+                x = bsi_team_swap<T, S, R>([&](int s) -> R & { return b[s]; }, sk, ok, p / T, p & (T - 1), l);
             } else {
                 x = bsi_shfl<T>(b[sk], ok);
             }
@@ -487,16 +487,7 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
             for (int k = N - 1; k >= 0; k--) {
                 const int sk = k / T, ok = k % T;
                 const int p = (qk[k / 4] >> (8 * (k % 4))) & 0xff;
-                const int op = p & (T - 1), sp = p / T;
-                const R vk = bsi_shfl<T>(b[sk], ok);
-                R mine = b[sk];
-#pragma unroll
-                for (int s = sk + 1; s < S; s++) mine = (s == sp) ? b[s] : mine;
-                const R vp = bsi_shfl<T>(mine, op);
-                if (T == 1 || l == ok) b[sk] = vp;
-#pragma unroll
-                for (int s = sk; s < S; s++)
-                    if (T == 1 || l == op) b[s] = (s == sp) ? vk : b[s];
+                bsi_team_swap<T, S, R>([&](int s) -> R & { return b[s]; }, sk, ok, p / T, p & (T - 1), l);
             }
         }
         if (finfo != 0 || badb) {
