@@ -1,6 +1,7 @@
 /*
- * hostpath.cuh -- the host-memory pipeline (context.cu) as used by lu.cu and
- * layout.cu.
+ * hostpath.cuh -- how the host wrappers of lu.cu and qr.cu reach the user's
+ * arrays: straight on the device, or through the host-memory pipeline
+ * (context.cu; layout.cu uses its packing helpers too).
  */
 #ifndef BSI_HOSTPATH_CUH
 #define BSI_HOSTPATH_CUH
@@ -19,10 +20,30 @@ struct bsi_harr {
     size_t es;
 };
 
-/* Runs the device work of systems k0..k0+cnt-1: dptr[i] holds array i's
- * chunk in the compact form of its layout kind (bsi_compact), on stream st. */
-typedef cudaError_t (*bsi_chunk_fn)(void *user, int64_t k0, int64_t cnt, void *const *dptr, cudaStream_t st);
+/* The per-system int32 info that a call writes. */
+static inline bsi_harr bsi_info_arr(int32_t *info, int64_t batch)
+{
+    const bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
+    return {nullptr, info, li, 1, 1, 4};
+}
 
+/* Runs the device work of systems k0..k0+cnt-1 on stream st: array i at
+ * dptr[i] in layout l[i].  The same function serves both paths of
+ * bsi_run, so that a kernel sees one set of arguments whatever memory the
+ * user passed. */
+typedef cudaError_t (*bsi_chunk_fn)(void *user, int64_t k0, int64_t cnt, void *const *dptr, const bsolve_layout *l,
+                                    cudaStream_t st);
+
+/* The arrays of one call must all be device (or managed) memory or all host
+ * memory; mixed kinds fail with BSOLVE_EINVAL and "fn: mixed".  Device: one
+ * chunk of the whole batch on the context's stream, on the user's arrays in
+ * their layouts.  Host: bsi_pipeline. */
+bsolve_status bsi_run(bsolve_ctx *ctx, const char *fn, const char *mixed, int64_t batch, bsi_harr *arr, int narr,
+                      bsi_chunk_fn launch, void *user);
+
+/* Host memory: chunks staged through pinned memory on the context's three
+ * slot streams; each chunk reaches `launch` in the compact form of its
+ * layout kind (bsi_compact). */
 bsolve_status bsi_pipeline(bsolve_ctx *ctx, const char *fn, int64_t batch, bsi_harr *arr, int narr,
                            bsi_chunk_fn launch, void *user);
 
