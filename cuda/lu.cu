@@ -285,31 +285,11 @@ template <typename R>
 static bsolve_status bsi_export_t(bsolve_ctx *ctx, const bsolve_lu *lu, R *LU, bsolve_layout l, int32_t *ipiv,
                                   int32_t *jpiv)
 {
-    static const char fn[] = "bsolve_lu_export";
-    bsi_cuda *C = ctx->cuda;
     const int n = (int)lu->n;
-    const int64_t batch = lu->batch, nn = (int64_t)n * n;
-    const size_t per = (size_t)nn * sizeof(R) + 2 * (size_t)n;
-    int64_t cmax = (int64_t)(((size_t)32 << 20) / per);
-    cmax = cmax < 32 ? 32 : cmax;
-    if (cmax > batch) cmax = batch;
-    char *pin = (char *)bsi_dbuf_get(&C->slot[0].pin, per * (size_t)cmax + 512, 1);
-    if (!pin) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate pinned staging memory", fn);
-    const int nth = bsi_host_threads(ctx);
-    for (int64_t k0 = 0; k0 < batch; k0 += cmax) {
-        const int64_t cnt = batch - k0 < cmax ? batch - k0 : cmax;
-        R *F = (R *)pin;
-        uint8_t *P = (uint8_t *)(pin + (size_t)(nn * cnt) * sizeof(R)), *Q = P + (size_t)n * cnt;
-        cudaStream_t st = C->stream;
-        if (LU)
-            BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(F, cnt * sizeof(R), (const R *)lu->factors + k0, lu->ld * sizeof(R),
-                                                cnt * sizeof(R), nn, cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(P, cnt, (const uint8_t *)lu->rowpiv + k0, lu->ld, cnt, n,
-                                            cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(Q, cnt, (const uint8_t *)lu->colpiv + k0, lu->ld, cnt, n,
-                                            cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaStreamSynchronize(st), fn);
-        const bsolve_pivot pv = lu->pivot;
+    const bsolve_pivot pv = lu->pivot;
+    auto convert = [&](const char *const *h, int64_t k0, int64_t cnt, int nth) {
+        const R *F = (const R *)h[0];
+        const uint8_t *P = (const uint8_t *)h[1], *Q = (const uint8_t *)h[2];
 #pragma omp parallel for num_threads(nth) schedule(static)
         for (int64_t s = 0; s < cnt; s++) {
             const int64_t k = k0 + s;
@@ -333,8 +313,10 @@ static bsolve_status bsi_export_t(bsolve_ctx *ctx, const bsolve_lu *lu, R *LU, b
                 if (jpiv) jpiv[k * n + i] = pv == BSOLVE_PIVOT_FULL ? Q[(int64_t)i * cnt + s] + 1 : i + 1;
             }
         }
-    }
-    return BSOLVE_SUCCESS;
+    };
+    const bsi_farr arr[3] = {
+        {LU ? lu->factors : nullptr, sizeof(R), (int64_t)n * n}, {lu->rowpiv, 1, n}, {lu->colpiv, 1, n}};
+    return bsi_export_chunks(ctx, "bsolve_lu_export", lu->batch, lu->ld, arr, 3, convert);
 }
 
 extern "C" bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,

@@ -399,23 +399,10 @@ extern "C" bsolve_status bsi_cuda_geqrs(bsolve_ctx *ctx, const bsolve_qr *qr, in
 template <typename R>
 static bsolve_status bsq_export_t(bsolve_ctx *ctx, const bsolve_qr *qr, R *Q, bsolve_layout lq, R *Rm, bsolve_layout lr)
 {
-    static const char fn[] = "bsolve_qr_export";
-    bsi_cuda *C = ctx->cuda;
     const int m = (int)qr->m, n = (int)qr->n;
-    const int64_t batch = qr->batch, fe = bsq_fe(m, n), RO = (int64_t)n * n, RD = RO + 2 * bsq_nrot(m, n);
-    const size_t per = (size_t)fe * sizeof(R);
-    int64_t cmax = (int64_t)(((size_t)32 << 20) / per);
-    cmax = cmax < 32 ? 32 : cmax;
-    if (cmax > batch) cmax = batch;
-    R *pin = (R *)bsi_dbuf_get(&C->slot[0].pin, per * (size_t)cmax + 512, 1);
-    if (!pin) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate pinned staging memory", fn);
-    const int nth = bsi_host_threads(ctx);
-    for (int64_t k0 = 0; k0 < batch; k0 += cmax) {
-        const int64_t cnt = batch - k0 < cmax ? batch - k0 : cmax;
-        cudaStream_t st = C->stream;
-        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(pin, cnt * sizeof(R), (const R *)qr->f + k0, qr->ld * sizeof(R),
-                                            cnt * sizeof(R), fe, cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaStreamSynchronize(st), fn);
+    const int64_t fe = bsq_fe(m, n), RO = (int64_t)n * n, RD = RO + 2 * bsq_nrot(m, n);
+    auto convert = [&](const char *const *h, int64_t k0, int64_t cnt, int nth) {
+        const R *pin = (const R *)h[0];
 #pragma omp parallel num_threads(nth)
         {
             std::vector<R> q(Q ? (size_t)m * m : 0);
@@ -448,8 +435,9 @@ static bsolve_status bsq_export_t(bsolve_ctx *ctx, const bsolve_qr *qr, R *Q, bs
                 }
             }
         }
-    }
-    return BSOLVE_SUCCESS;
+    };
+    const bsi_farr f = {qr->f, sizeof(R), fe};
+    return bsi_export_chunks(ctx, "bsolve_qr_export", qr->batch, qr->ld, &f, 1, convert);
 }
 
 extern "C" bsolve_status bsi_cuda_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bsolve_layout lq, void *R,
