@@ -68,6 +68,20 @@ int bsi_is_device_ptr(const void *p)
     return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
 }
 
+/* 1: every non-NULL pointer is device memory, 0: all host (or none given),
+ * -1: mixed. */
+static int bsi_kind_of(const void *const *p, int np)
+{
+    int kind = -2;
+    for (int i = 0; i < np; i++) {
+        if (!p[i]) continue;
+        const int k = bsi_is_device_ptr(p[i]);
+        if (kind == -2) kind = k;
+        else if (kind != k) return -1;
+    }
+    return kind < 0 ? 0 : kind;
+}
+
 extern "C" int bsi_cuda_available(void)
 {
     int count = 0;
@@ -251,9 +265,11 @@ bsolve_status bsi_pipeline(bsolve_ctx *ctx, const char *fn, int64_t batch, bsi_h
         char *pin = (char *)C->slot[s].pin.p, *dev = (char *)C->slot[s].dev.p;
         cudaStream_t st = C->slot[s].stream;
         void *dptr[8];
+        bsolve_layout lc[8];
         for (int i = 0; i < narr; i++) {
             const size_t bytes = (size_t)(arr[i].r * arr[i].c * cnt) * arr[i].es;
             dptr[i] = dev + off[i];
+            lc[i] = bsi_compact(arr[i].l.kind, arr[i].r, arr[i].c, cnt);
             if (arr[i].in) {
                 bsi_host_xfer(ctx, 0, (char *)arr[i].in, arr[i].l, pin + off[i], arr[i].r, arr[i].c, k0, cnt,
                               arr[i].es);
@@ -262,7 +278,7 @@ bsolve_status bsi_pipeline(bsolve_ctx *ctx, const char *fn, int64_t batch, bsi_h
             }
         }
         if (err != cudaSuccess) break;
-        err = launch(user, k0, cnt, dptr, st);
+        err = launch(user, k0, cnt, dptr, lc, st);
         if (err != cudaSuccess) break;
         for (int i = 0; i < narr && err == cudaSuccess; i++)
             if (arr[i].out)
@@ -277,5 +293,25 @@ bsolve_status bsi_pipeline(bsolve_ctx *ctx, const char *fn, int64_t batch, bsi_h
         for (int s = 0; s < BSI_NSTREAMS; s++) cudaStreamSynchronize(C->slot[s].stream);
         return bsi_cuda_err(ctx, err, fn);
     }
+    return BSOLVE_SUCCESS;
+}
+
+/* ---- a call's path ------------------------------------------------------------ */
+
+bsolve_status bsi_run(bsolve_ctx *ctx, const char *fn, const char *mixed, int64_t batch, bsi_harr *arr, int narr,
+                      bsi_chunk_fn launch, void *user)
+{
+    const void *ptrs[8];
+    for (int i = 0; i < narr; i++) ptrs[i] = arr[i].in ? arr[i].in : arr[i].out;
+    const int kind = bsi_kind_of(ptrs, narr);
+    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: %s", fn, mixed);
+    if (kind == 0) return bsi_pipeline(ctx, fn, batch, arr, narr, launch, user);
+    void *dptr[8];
+    bsolve_layout l[8];
+    for (int i = 0; i < narr; i++) {
+        dptr[i] = (void *)ptrs[i];
+        l[i] = arr[i].l;
+    }
+    BSI_CUDA_TRY(ctx, launch(user, 0, batch, dptr, l, ctx->cuda->stream), fn);
     return BSOLVE_SUCCESS;
 }

@@ -115,36 +115,18 @@ template cudaError_t bsi_launch_lu<float>(int, const bsi_lu_args<float> &, cudaS
 
 static inline bsi_view bsi_view_of(bsolve_layout l, int64_t r) { return bsi_make_view(l, r); }
 
-/* All pointers of one call must be of one kind: 1 device, 0 host, -1 mixed. */
-static int bsi_kind_of(const void *const *p, int np)
-{
-    int kind = -2;
-    for (int i = 0; i < np; i++) {
-        if (!p[i]) continue;
-        const int k = bsi_is_device_ptr(p[i]);
-        if (kind == -2) kind = k;
-        else if (kind != k) return -1;
-    }
-    return kind < 0 ? 0 : kind;
-}
-
 /* ---- gesv ---------------------------------------------------------------- */
 
-template <typename R> struct bsi_gesv_ctx {
-    bsi_lu_args<R> a;
-    bsolve_layout la, lb;
-};
-
 template <typename R>
-static cudaError_t bsi_gesv_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+static cudaError_t bsi_gesv_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
+                                  cudaStream_t st)
 {
     (void)k0;
-    bsi_gesv_ctx<R> *g = (bsi_gesv_ctx<R> *)user;
-    bsi_lu_args<R> a = g->a;
+    bsi_lu_args<R> a = *(const bsi_lu_args<R> *)user;
     a.A = (const R *)d[0];
-    a.va = bsi_view_of(bsi_compact(g->la.kind, a.n, a.n, cnt), a.n);
+    a.va = bsi_view_of(l[0], a.n);
     a.B = (R *)d[1];
-    a.vb = bsi_view_of(bsi_compact(g->lb.kind, a.n, a.nrhs, cnt), a.n);
+    a.vb = bsi_view_of(l[1], a.n);
     a.info = (int32_t *)d[2];
     a.count = cnt;
     return bsi_launch_lu<R>(BSI_OP_GESV, a, st);
@@ -154,30 +136,14 @@ template <typename R>
 static bsolve_status bsi_gesv_t(bsolve_ctx *ctx, bsolve_pivot pivot, int64_t n, int64_t nrhs, int64_t batch,
                                 const void *A, bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
 {
-    static const char fn[] = "bsolve_gesv";
-    const void *ptrs[3] = {A, B, info};
-    const int kind = bsi_kind_of(ptrs, 3);
-    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A, B and info must all be device or all host memory", fn);
-    bsi_gesv_ctx<R> g;
-    memset(&g, 0, sizeof g);
-    g.a.n = (int)n;
-    g.a.nrhs = (int)nrhs;
-    g.a.pivot = (int)pivot;
-    g.la = la;
-    g.lb = lb;
-    if (kind == 1) {
-        g.a.A = (const R *)A;
-        g.a.va = bsi_view_of(la, n);
-        g.a.B = (R *)B;
-        g.a.vb = bsi_view_of(lb, n);
-        g.a.info = info;
-        g.a.count = batch;
-        BSI_CUDA_TRY(ctx, bsi_launch_lu<R>(BSI_OP_GESV, g.a, ctx->cuda->stream), fn);
-        return BSOLVE_SUCCESS;
-    }
-    bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
-    bsi_harr arr[3] = {{A, nullptr, la, n, n, sizeof(R)}, {B, B, lb, n, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
-    return bsi_pipeline(ctx, fn, batch, arr, 3, bsi_gesv_chunk<R>, &g);
+    bsi_lu_args<R> a;
+    memset(&a, 0, sizeof a);
+    a.n = (int)n;
+    a.nrhs = (int)nrhs;
+    a.pivot = (int)pivot;
+    bsi_harr arr[3] = {{A, nullptr, la, n, n, sizeof(R)}, {B, B, lb, n, nrhs, sizeof(R)}, bsi_info_arr(info, batch)};
+    return bsi_run(ctx, "bsolve_gesv", "A, B and info must all be device or all host memory", batch, arr, 3,
+                   bsi_gesv_chunk<R>, &a);
 }
 
 extern "C" bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot pivot, int64_t n,
@@ -227,7 +193,6 @@ extern "C" void bsi_cuda_lu_free(bsolve_lu *lu)
 
 template <typename R> struct bsi_fr_ctx {
     bsi_lu_args<R> a;
-    bsolve_layout l;
     const bsolve_lu *lu;
 };
 
@@ -243,13 +208,14 @@ template <typename R> static void bsi_factor_args(bsi_lu_args<R> &a, const bsolv
 }
 
 template <typename R>
-static cudaError_t bsi_getrf_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+static cudaError_t bsi_getrf_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
+                                   cudaStream_t st)
 {
     bsi_fr_ctx<R> *g = (bsi_fr_ctx<R> *)user;
     bsi_lu_args<R> a = g->a;
     bsi_factor_args<R>(a, g->lu, k0);
     a.A = (const R *)d[0];
-    a.va = bsi_view_of(bsi_compact(g->l.kind, a.n, a.n, cnt), a.n);
+    a.va = bsi_view_of(l[0], a.n);
     a.info = (int32_t *)d[1];
     a.count = cnt;
     return bsi_launch_lu<R>(BSI_OP_GETRF, a, st);
@@ -258,26 +224,12 @@ static cudaError_t bsi_getrf_chunk(void *user, int64_t k0, int64_t cnt, void *co
 template <typename R>
 static bsolve_status bsi_getrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
 {
-    static const char fn[] = "bsolve_getrf";
-    const void *ptrs[2] = {A, info};
-    const int kind = bsi_kind_of(ptrs, 2);
-    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A and info must both be device or both host memory", fn);
     bsi_fr_ctx<R> g;
     memset(&g, 0, sizeof g);
-    g.l = la;
     g.lu = lu;
-    if (kind == 1) {
-        bsi_factor_args<R>(g.a, lu, 0);
-        g.a.A = (const R *)A;
-        g.a.va = bsi_view_of(la, lu->n);
-        g.a.info = info;
-        g.a.count = lu->batch;
-        BSI_CUDA_TRY(ctx, bsi_launch_lu<R>(BSI_OP_GETRF, g.a, ctx->cuda->stream), fn);
-        return BSOLVE_SUCCESS;
-    }
-    bsolve_layout li = {BSOLVE_INTERLEAVED, lu->batch, 0};
-    bsi_harr arr[2] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
-    return bsi_pipeline(ctx, fn, lu->batch, arr, 2, bsi_getrf_chunk<R>, &g);
+    bsi_harr arr[2] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, bsi_info_arr(info, lu->batch)};
+    return bsi_run(ctx, "bsolve_getrf", "A and info must both be device or both host memory", lu->batch, arr, 2,
+                   bsi_getrf_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu,
@@ -290,13 +242,14 @@ extern "C" bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_l
 /* ---- getrs ---------------------------------------------------------------- */
 
 template <typename R>
-static cudaError_t bsi_getrs_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+static cudaError_t bsi_getrs_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
+                                   cudaStream_t st)
 {
     bsi_fr_ctx<R> *g = (bsi_fr_ctx<R> *)user;
     bsi_lu_args<R> a = g->a;
     bsi_factor_args<R>(a, g->lu, k0);
     a.B = (R *)d[0];
-    a.vb = bsi_view_of(bsi_compact(g->l.kind, a.n, a.nrhs, cnt), a.n);
+    a.vb = bsi_view_of(l[0], a.n);
     a.info = g->a.info ? (int32_t *)d[1] : nullptr;
     a.count = cnt;
     return bsi_launch_lu<R>(BSI_OP_GETRS, a, st);
@@ -306,28 +259,14 @@ template <typename R>
 static bsolve_status bsi_getrs_t(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
                                  int32_t *info)
 {
-    static const char fn[] = "bsolve_getrs";
-    const void *ptrs[2] = {B, info};
-    const int kind = bsi_kind_of(ptrs, 2);
-    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: B and info must both be device or both host memory", fn);
     bsi_fr_ctx<R> g;
     memset(&g, 0, sizeof g);
-    g.l = lb;
     g.lu = lu;
     g.a.nrhs = (int)nrhs;
-    if (kind == 1) {
-        bsi_factor_args<R>(g.a, lu, 0);
-        g.a.B = (R *)B;
-        g.a.vb = bsi_view_of(lb, lu->n);
-        g.a.info = info;
-        g.a.count = lu->batch;
-        BSI_CUDA_TRY(ctx, bsi_launch_lu<R>(BSI_OP_GETRS, g.a, ctx->cuda->stream), fn);
-        return BSOLVE_SUCCESS;
-    }
     g.a.info = info; /* only tested for NULL in the chunk function */
-    bsolve_layout li = {BSOLVE_INTERLEAVED, lu->batch, 0};
-    bsi_harr arr[2] = {{B, B, lb, lu->n, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
-    return bsi_pipeline(ctx, fn, lu->batch, arr, info ? 2 : 1, bsi_getrs_chunk<R>, &g);
+    bsi_harr arr[2] = {{B, B, lb, lu->n, nrhs, sizeof(R)}, bsi_info_arr(info, lu->batch)};
+    return bsi_run(ctx, "bsolve_getrs", "B and info must both be device or both host memory", lu->batch, arr,
+                   info ? 2 : 1, bsi_getrs_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B,
@@ -346,31 +285,11 @@ template <typename R>
 static bsolve_status bsi_export_t(bsolve_ctx *ctx, const bsolve_lu *lu, R *LU, bsolve_layout l, int32_t *ipiv,
                                   int32_t *jpiv)
 {
-    static const char fn[] = "bsolve_lu_export";
-    bsi_cuda *C = ctx->cuda;
     const int n = (int)lu->n;
-    const int64_t batch = lu->batch, nn = (int64_t)n * n;
-    const size_t per = (size_t)nn * sizeof(R) + 2 * (size_t)n;
-    int64_t cmax = (int64_t)(((size_t)32 << 20) / per);
-    cmax = cmax < 32 ? 32 : cmax;
-    if (cmax > batch) cmax = batch;
-    char *pin = (char *)bsi_dbuf_get(&C->slot[0].pin, per * (size_t)cmax + 512, 1);
-    if (!pin) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate pinned staging memory", fn);
-    const int nth = bsi_host_threads(ctx);
-    for (int64_t k0 = 0; k0 < batch; k0 += cmax) {
-        const int64_t cnt = batch - k0 < cmax ? batch - k0 : cmax;
-        R *F = (R *)pin;
-        uint8_t *P = (uint8_t *)(pin + (size_t)(nn * cnt) * sizeof(R)), *Q = P + (size_t)n * cnt;
-        cudaStream_t st = C->stream;
-        if (LU)
-            BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(F, cnt * sizeof(R), (const R *)lu->factors + k0, lu->ld * sizeof(R),
-                                                cnt * sizeof(R), nn, cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(P, cnt, (const uint8_t *)lu->rowpiv + k0, lu->ld, cnt, n,
-                                            cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(Q, cnt, (const uint8_t *)lu->colpiv + k0, lu->ld, cnt, n,
-                                            cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaStreamSynchronize(st), fn);
-        const bsolve_pivot pv = lu->pivot;
+    const bsolve_pivot pv = lu->pivot;
+    auto convert = [&](const char *const *h, int64_t k0, int64_t cnt, int nth) {
+        const R *F = (const R *)h[0];
+        const uint8_t *P = (const uint8_t *)h[1], *Q = (const uint8_t *)h[2];
 #pragma omp parallel for num_threads(nth) schedule(static)
         for (int64_t s = 0; s < cnt; s++) {
             const int64_t k = k0 + s;
@@ -394,8 +313,10 @@ static bsolve_status bsi_export_t(bsolve_ctx *ctx, const bsolve_lu *lu, R *LU, b
                 if (jpiv) jpiv[k * n + i] = pv == BSOLVE_PIVOT_FULL ? Q[(int64_t)i * cnt + s] + 1 : i + 1;
             }
         }
-    }
-    return BSOLVE_SUCCESS;
+    };
+    const bsi_farr arr[3] = {
+        {LU ? lu->factors : nullptr, sizeof(R), (int64_t)n * n}, {lu->rowpiv, 1, n}, {lu->colpiv, 1, n}};
+    return bsi_export_chunks(ctx, "bsolve_lu_export", lu->batch, lu->ld, arr, 3, convert);
 }
 
 extern "C" bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,

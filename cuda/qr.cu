@@ -230,19 +230,6 @@ template <typename R> static cudaError_t bsq_launch_geqrs(const bsq_args<R> &a, 
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-/* All pointers of one call must be of one kind: 1 device, 0 host, -1 mixed. */
-static int bsq_kind_of(const void *const *p, int np)
-{
-    int kind = -2;
-    for (int i = 0; i < np; i++) {
-        if (!p[i]) continue;
-        const int k = bsi_is_device_ptr(p[i]);
-        if (kind == -2) kind = k;
-        else if (kind != k) return -1;
-    }
-    return kind < 0 ? 0 : kind;
-}
-
 static int64_t bsq_nrot(int64_t m, int64_t n) { return n * (m - 1) - n * (n - 1) / 2; }
 static int64_t bsq_fe(int64_t m, int64_t n) { return n * n + 2 * bsq_nrot(m, n) + n + 1; }
 
@@ -259,20 +246,19 @@ template <typename R> static void bsq_factor_args(bsq_args<R> &a, const bsolve_q
 
 template <typename R> struct bsq_call {
     bsq_args<R> a;
-    bsolve_layout la, lb;
     const bsolve_qr *qr;
 };
 
-template <typename R> static cudaError_t bsq_gels_chunk(void *user, int64_t, int64_t cnt, void *const *d, cudaStream_t st)
+template <typename R>
+static cudaError_t bsq_gels_chunk(void *user, int64_t, int64_t cnt, void *const *d, const bsolve_layout *l,
+                                  cudaStream_t st)
 {
     bsq_call<R> *g = (bsq_call<R> *)user;
     bsq_args<R> a = g->a;
     a.A = (const R *)d[0];
-    a.va = bsi_make_view(bsi_compact(g->la.kind, a.m, a.n, cnt), a.m);
+    a.va = bsi_make_view(l[0], a.m);
     a.B = (R *)d[1];
-    a.a_il = g->la.kind == BSOLVE_INTERLEAVED;
-    a.b_il = g->lb.kind == BSOLVE_INTERLEAVED;
-    a.vb = bsi_make_view(bsi_compact(g->lb.kind, a.m, a.nrhs, cnt), a.m);
+    a.vb = bsi_make_view(l[1], a.m);
     a.info = (int32_t *)d[2];
     a.count = cnt;
     return bsq_launch<R, BSQ_GELS>(a, st);
@@ -282,33 +268,17 @@ template <typename R>
 static bsolve_status bsq_gels_t(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t nrhs, int64_t batch, const void *A,
                                 bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
 {
-    static const char fn[] = "bsolve_gels";
     if (batch == 0) return BSOLVE_SUCCESS;
-    const void *ptrs[3] = {A, B, info};
-    const int kind = bsq_kind_of(ptrs, 3);
-    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A, B and info must all be device or all host memory", fn);
     bsq_call<R> g;
     memset(&g, 0, sizeof g);
     g.a.m = (int)m;
     g.a.n = (int)n;
     g.a.nrhs = (int)nrhs;
-    g.la = la;
-    g.lb = lb;
-    g.a.a_il = la.kind == BSOLVE_INTERLEAVED;
+    g.a.a_il = la.kind == BSOLVE_INTERLEAVED; /* a chunk keeps the layout kind */
     g.a.b_il = lb.kind == BSOLVE_INTERLEAVED;
-    if (kind == 1) {
-        g.a.A = (const R *)A;
-        g.a.va = bsi_make_view(la, m);
-        g.a.B = (R *)B;
-        g.a.vb = bsi_make_view(lb, m);
-        g.a.info = info;
-        g.a.count = batch;
-        BSI_CUDA_TRY(ctx, (bsq_launch<R, BSQ_GELS>(g.a, ctx->cuda->stream)), fn);
-        return BSOLVE_SUCCESS;
-    }
-    bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
-    bsi_harr arr[3] = {{A, nullptr, la, m, n, sizeof(R)}, {B, B, lb, m, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
-    return bsi_pipeline(ctx, fn, batch, arr, 3, bsq_gels_chunk<R>, &g);
+    bsi_harr arr[3] = {{A, nullptr, la, m, n, sizeof(R)}, {B, B, lb, m, nrhs, sizeof(R)}, bsi_info_arr(info, batch)};
+    return bsi_run(ctx, "bsolve_gels", "A, B and info must all be device or all host memory", batch, arr, 3,
+                   bsq_gels_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_gels(bsolve_ctx *ctx, bsolve_precision prec, int64_t m, int64_t n, int64_t nrhs,
@@ -352,13 +322,15 @@ extern "C" void bsi_cuda_qr_free(bsolve_qr *qr)
 
 /* ---- geqrf ---------------------------------------------------------------------- */
 
-template <typename R> static cudaError_t bsq_geqrf_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+template <typename R>
+static cudaError_t bsq_geqrf_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
+                                   cudaStream_t st)
 {
     bsq_call<R> *g = (bsq_call<R> *)user;
     bsq_args<R> a = g->a;
     bsq_factor_args<R>(a, g->qr, k0);
     a.A = (const R *)d[0];
-    a.va = bsi_make_view(bsi_compact(g->la.kind, a.m, a.n, cnt), a.m);
+    a.va = bsi_make_view(l[0], a.m);
     a.info = (int32_t *)d[1];
     a.count = cnt;
     return bsq_launch<R, BSQ_GEQRF>(a, st);
@@ -367,27 +339,13 @@ template <typename R> static cudaError_t bsq_geqrf_chunk(void *user, int64_t k0,
 template <typename R>
 static bsolve_status bsq_geqrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
 {
-    static const char fn[] = "bsolve_geqrf";
-    const void *ptrs[2] = {A, info};
-    const int kind = bsq_kind_of(ptrs, 2);
-    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: A and info must both be device or both host memory", fn);
     bsq_call<R> g;
     memset(&g, 0, sizeof g);
-    g.la = la;
     g.qr = qr;
     g.a.a_il = la.kind == BSOLVE_INTERLEAVED;
-    if (kind == 1) {
-        bsq_factor_args<R>(g.a, qr, 0);
-        g.a.A = (const R *)A;
-        g.a.va = bsi_make_view(la, qr->m);
-        g.a.info = info;
-        g.a.count = qr->batch;
-        BSI_CUDA_TRY(ctx, (bsq_launch<R, BSQ_GEQRF>(g.a, ctx->cuda->stream)), fn);
-        return BSOLVE_SUCCESS;
-    }
-    bsolve_layout li = {BSOLVE_INTERLEAVED, qr->batch, 0};
-    bsi_harr arr[2] = {{A, nullptr, la, qr->m, qr->n, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
-    return bsi_pipeline(ctx, fn, qr->batch, arr, 2, bsq_geqrf_chunk<R>, &g);
+    bsi_harr arr[2] = {{A, nullptr, la, qr->m, qr->n, sizeof(R)}, bsi_info_arr(info, qr->batch)};
+    return bsi_run(ctx, "bsolve_geqrf", "A and info must both be device or both host memory", qr->batch, arr, 2,
+                   bsq_geqrf_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_geqrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
@@ -398,13 +356,15 @@ extern "C" bsolve_status bsi_cuda_geqrf(bsolve_ctx *ctx, const void *A, bsolve_l
 
 /* ---- geqrs ---------------------------------------------------------------------- */
 
-template <typename R> static cudaError_t bsq_geqrs_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, cudaStream_t st)
+template <typename R>
+static cudaError_t bsq_geqrs_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
+                                   cudaStream_t st)
 {
     bsq_call<R> *g = (bsq_call<R> *)user;
     bsq_args<R> a = g->a;
     bsq_factor_args<R>(a, g->qr, k0);
     a.B = (R *)d[0];
-    a.vb = bsi_make_view(bsi_compact(g->lb.kind, a.m, a.nrhs, cnt), a.m);
+    a.vb = bsi_make_view(l[0], a.m);
     a.info = g->a.info ? (int32_t *)d[1] : nullptr;
     a.count = cnt;
     return bsq_launch_geqrs<R>(a, st);
@@ -414,28 +374,14 @@ template <typename R>
 static bsolve_status bsq_geqrs_t(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B, bsolve_layout lb,
                                  int32_t *info)
 {
-    static const char fn[] = "bsolve_geqrs";
-    const void *ptrs[2] = {B, info};
-    const int kind = bsq_kind_of(ptrs, 2);
-    if (kind < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: B and info must both be device or both host memory", fn);
     bsq_call<R> g;
     memset(&g, 0, sizeof g);
-    g.lb = lb;
     g.qr = qr;
     g.a.nrhs = (int)nrhs;
-    if (kind == 1) {
-        bsq_factor_args<R>(g.a, qr, 0);
-        g.a.B = (R *)B;
-        g.a.vb = bsi_make_view(lb, qr->m);
-        g.a.info = info;
-        g.a.count = qr->batch;
-        BSI_CUDA_TRY(ctx, bsq_launch_geqrs<R>(g.a, ctx->cuda->stream), fn);
-        return BSOLVE_SUCCESS;
-    }
     g.a.info = info; /* only tested for NULL in the chunk function */
-    bsolve_layout li = {BSOLVE_INTERLEAVED, qr->batch, 0};
-    bsi_harr arr[2] = {{B, B, lb, qr->m, nrhs, sizeof(R)}, {nullptr, info, li, 1, 1, 4}};
-    return bsi_pipeline(ctx, fn, qr->batch, arr, info ? 2 : 1, bsq_geqrs_chunk<R>, &g);
+    bsi_harr arr[2] = {{B, B, lb, qr->m, nrhs, sizeof(R)}, bsi_info_arr(info, qr->batch)};
+    return bsi_run(ctx, "bsolve_geqrs", "B and info must both be device or both host memory", qr->batch, arr,
+                   info ? 2 : 1, bsq_geqrs_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_geqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B,
@@ -453,23 +399,10 @@ extern "C" bsolve_status bsi_cuda_geqrs(bsolve_ctx *ctx, const bsolve_qr *qr, in
 template <typename R>
 static bsolve_status bsq_export_t(bsolve_ctx *ctx, const bsolve_qr *qr, R *Q, bsolve_layout lq, R *Rm, bsolve_layout lr)
 {
-    static const char fn[] = "bsolve_qr_export";
-    bsi_cuda *C = ctx->cuda;
     const int m = (int)qr->m, n = (int)qr->n;
-    const int64_t batch = qr->batch, fe = bsq_fe(m, n), RO = (int64_t)n * n, RD = RO + 2 * bsq_nrot(m, n);
-    const size_t per = (size_t)fe * sizeof(R);
-    int64_t cmax = (int64_t)(((size_t)32 << 20) / per);
-    cmax = cmax < 32 ? 32 : cmax;
-    if (cmax > batch) cmax = batch;
-    R *pin = (R *)bsi_dbuf_get(&C->slot[0].pin, per * (size_t)cmax + 512, 1);
-    if (!pin) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate pinned staging memory", fn);
-    const int nth = bsi_host_threads(ctx);
-    for (int64_t k0 = 0; k0 < batch; k0 += cmax) {
-        const int64_t cnt = batch - k0 < cmax ? batch - k0 : cmax;
-        cudaStream_t st = C->stream;
-        BSI_CUDA_TRY(ctx, cudaMemcpy2DAsync(pin, cnt * sizeof(R), (const R *)qr->f + k0, qr->ld * sizeof(R),
-                                            cnt * sizeof(R), fe, cudaMemcpyDeviceToHost, st), fn);
-        BSI_CUDA_TRY(ctx, cudaStreamSynchronize(st), fn);
+    const int64_t fe = bsq_fe(m, n), RO = (int64_t)n * n, RD = RO + 2 * bsq_nrot(m, n);
+    auto convert = [&](const char *const *h, int64_t k0, int64_t cnt, int nth) {
+        const R *pin = (const R *)h[0];
 #pragma omp parallel num_threads(nth)
         {
             std::vector<R> q(Q ? (size_t)m * m : 0);
@@ -502,8 +435,9 @@ static bsolve_status bsq_export_t(bsolve_ctx *ctx, const bsolve_qr *qr, R *Q, bs
                 }
             }
         }
-    }
-    return BSOLVE_SUCCESS;
+    };
+    const bsi_farr f = {qr->f, sizeof(R), fe};
+    return bsi_export_chunks(ctx, "bsolve_qr_export", qr->batch, qr->ld, &f, 1, convert);
 }
 
 extern "C" bsolve_status bsi_cuda_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bsolve_layout lq, void *R,
