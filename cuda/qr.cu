@@ -27,10 +27,14 @@
  * Team size T: the smallest power of two for which a warp's 32/T systems
  * fit in BSQ_WARP_SMEM bytes of shared memory, so that ~16 warps share an
  * SM's 228 KiB (latency hiding) while small systems keep one lane each (no
- * idle lanes).  BSOLVE_QR_TEAM=T in the environment forces a team size
+ * idle lanes).  Systems of more than about 24 KiB (8 or fewer per SM) get
+ * a block of T = 64..256 threads each (bsq_k_team with T > 32).
+ * BSOLVE_QR_TEAM=T (1..256) in the environment forces a team size
  * (device-side A/B comparisons; the benchmark sweeps it). */
 #define BSQ_WARP_SMEM (12 << 10)
 #define BSQ_MAX_SMEM (200 << 10) /* of one block; the H100 allows 227 KiB */
+#define BSQ_SM_SMEM (228 << 10)  /* of one SM (H100) */
+#define BSQ_SM_WARPS 24
 
 struct bsq_geom {
     int T, wpb, nbp, ldm, mstride;
@@ -41,7 +45,7 @@ static int bsq_team_env()
 {
     static const int t = [] {
         const int v = bsi_env_int("BSOLVE_QR_TEAM", 0);
-        return (v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32) ? v : 0;
+        return (v >= 1 && v <= 256 && (v & (v - 1)) == 0) ? v : 0;
     }();
     return t;
 }
@@ -58,14 +62,32 @@ static bsq_geom bsq_plan(int m, int n, int nrhs, size_t es)
         if (!T) {
             T = 1;
             while (T < 32 && (size_t)(32 / T) * sys > BSQ_WARP_SMEM) T *= 2;
+            /* A system per warp leaves few warps per SM where systems are
+             * large: a block of warps per system then, about BSQ_SM_WARPS
+             * per SM.  H100/H200 2026-11-26, gels nrhs = 1 on the team kernel,
+             * systems/s at T = 32 / 64 / 128 / 256 (systems per SM at one
+             * warp each): 64x128 6.2e5 / 8.9e5 / 1.0e6 / 1.03e6 (3), 32x128
+             * 2.4e6 / 2.7e6 / 2.8e6 / 2.3e6 (6), 64x64 2.6e6 / 2.9e6 / 3.0e6
+             * / 2.5e6 (6), 48x64 4.4e6 / 4.7e6 / 4.8e6 / 3.5e6 (8), but 16x128
+             * 8.2e6 / 7.7e6 / 6.3e6 (12) and 32x64 7.3e6 / 7.1e6 / 6.2e6
+             * (12): each warp's share of a step shrinks while the step's
+             * fixed costs (barriers, the column loop) do not. */
+            const int per_sm = (int)(BSQ_SM_SMEM / (sys + 1024));
+            if (T == 32 && per_sm <= 8)
+                while (T < 256 && per_sm * (T / 32) < BSQ_SM_WARPS) T *= 2;
         }
         while (T < 32 && (size_t)(32 / T) * sys > BSQ_MAX_SMEM) T *= 2; /* a forced T that cannot fit */
-        const size_t warp = (size_t)(32 / T) * sys;
+        const size_t warp = (size_t)(T < 32 ? 32 / T : 1) * sys;
         if (warp > BSQ_MAX_SMEM && g.nbp > 1) { /* fewer right-hand sides per pass */
             g.nbp = g.nbp > 2 ? g.nbp / 2 : 1;
             continue;
         }
         g.T = T;
+        if (T > 32) { /* a block of T / 32 warps per system */
+            g.wpb = T / 32;
+            g.smem = sys;
+            return g;
+        }
         g.wpb = 4;
         while (g.wpb > 1 && (size_t)g.wpb * warp > (96 << 10)) g.wpb /= 2;
         g.smem = (size_t)g.wpb * warp;
@@ -80,7 +102,7 @@ template <typename R, int T, int OP> static cudaError_t bsq_launch_t(const bsq_a
                                              (int)g.smem);
         if (e != cudaSuccess) return e;
     }
-    const int64_t per = (int64_t)g.wpb * (32 / T);
+    const int64_t per = T > 32 ? 1 : (int64_t)g.wpb * (32 / T);
     const int64_t blocks = (a.count + per - 1) / per;
     bsq_k_team<R, T, OP><<<(unsigned)blocks, g.wpb * 32, g.smem, st>>>(a);
     return cudaGetLastError();
@@ -215,7 +237,10 @@ template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaS
     case 4: return bsq_launch_t<R, 4, OP>(a, g, st);
     case 8: return bsq_launch_t<R, 8, OP>(a, g, st);
     case 16: return bsq_launch_t<R, 16, OP>(a, g, st);
-    default: return bsq_launch_t<R, 32, OP>(a, g, st);
+    case 32: return bsq_launch_t<R, 32, OP>(a, g, st);
+    case 64: return bsq_launch_t<R, 64, OP>(a, g, st);
+    case 128: return bsq_launch_t<R, 128, OP>(a, g, st);
+    default: return bsq_launch_t<R, 256, OP>(a, g, st);
     }
 }
 

@@ -39,7 +39,12 @@
  * the host so that a warp's teams fill about 12 KiB of shared memory
  * (T = 1 for the smallest systems: thread per matrix, no idle lanes; T = 32
  * from about 32 x 32), keeps ~16 warps per SM busy for small systems and
- * gives large ones 32 lanes of parallel rotations.
+ * gives large ones 32 lanes of parallel rotations.  Systems so large that
+ * a warp each leaves few warps per SM (128 x 64: 68 KiB, 3 per SM) get a
+ * team of T = 64..256 lanes, a whole block: its barriers are the block's,
+ * its reductions meet in shared memory, and in the apply phase the lanes
+ * of each warp take the columns while the warps share out the step's
+ * row pairs.
  * (The shapes that do fit -- gels with nrhs = 1 and geqrf for m <= 16,
  * n <= 4 and 8 x 8, more in FP32 -- go to the register kernel of
  * qr_reg.cuh instead; qr.cu's bsq_reg_bucket decides.  gels with nrhs = 1
@@ -161,32 +166,47 @@ template <typename R> __device__ __forceinline__ bool bsq_rd_bad(R rd)
 }
 
 /* Team-wide reductions and broadcast (width T shuffles; every lane of the
- * warp takes part, the loops around them being warp-uniform). */
+ * warp takes part, the loops around them being warp-uniform).  A team of
+ * more than 32 lanes is a whole block (bsq_k_team with T > 32): the warps'
+ * results meet in shared memory, every thread of the block taking part. */
 template <int T, typename V> __device__ __forceinline__ V bsq_bcast(V v, int src)
 {
     if constexpr (T == 1) return v;
     else return __shfl_sync(0xffffffffu, v, src, T);
 }
-template <int T, typename V> __device__ __forceinline__ V bsq_max(V v)
+template <int T, typename V, typename F> __device__ __forceinline__ V bsq_reduce(V v, F op)
 {
+    constexpr int W = T < 32 ? T : 32;
 #pragma unroll
-    for (int o = T / 2; o > 0; o /= 2) {
-        const V w = __shfl_xor_sync(0xffffffffu, v, o, T);
-        v = w > v ? w : v;
+    for (int o = W / 2; o > 0; o /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, o, W));
+    if constexpr (T > 32) {
+        __shared__ V part[T / 32];
+        __syncthreads(); /* the previous reduction's readers are done */
+        if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+        __syncthreads();
+        v = part[0];
+#pragma unroll
+        for (int w = 1; w < T / 32; w++) v = op(v, part[w]);
     }
     return v;
 }
+template <int T, typename V> __device__ __forceinline__ V bsq_max(V v)
+{
+    return bsq_reduce<T>(v, [](V x, V y) { return y > x ? y : x; });
+}
 template <int T> __device__ __forceinline__ int bsq_min(int v)
 {
-#pragma unroll
-    for (int o = T / 2; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, o, T));
-    return v;
+    return bsq_reduce<T>(v, [](int x, int y) { return min(x, y); });
 }
 template <int T> __device__ __forceinline__ int bsq_or(int v)
 {
-#pragma unroll
-    for (int o = T / 2; o > 0; o /= 2) v |= __shfl_xor_sync(0xffffffffu, v, o, T);
-    return v;
+    return bsq_reduce<T>(v, [](int x, int y) { return x | y; });
+}
+/* The team's barrier: a warp's, or the block's for a team of several warps. */
+template <int T> __device__ __forceinline__ void bsq_tsync()
+{
+    if constexpr (T > 32) __syncthreads();
+    else __syncwarp();
 }
 
 /* e / r for e < 2^16, 1 <= r <= 128 without an integer division (the float
@@ -196,38 +216,53 @@ __device__ __forceinline__ int bsq_div(int e, float inv_r) { return (int)((e + 0
 /* Moves columns gcol..gcol+nc-1 (rows 0..rows-1) of the warp's wcnt systems
  * between global memory (view v) and shared-memory columns scol.. of each
  * system (system s of the warp at wbase + s*mstride, column stride ldm).
- * The whole warp walks (system, row) pairs with the system index fastest
- * when the global side is interleaved and the row fastest otherwise, so
- * that consecutive lanes touch consecutive addresses on the global side.
- * Loads give 0 for systems past the end of the batch. */
-template <typename R, int SW, bool STORE>
+ * The NT threads walk (column, system, row) triples with the system index
+ * fastest when the global side is interleaved and the row fastest
+ * otherwise, so that consecutive lanes touch consecutive addresses on the
+ * global side, BSQ_IO_U of them per thread at a time with every load
+ * issued before the first store: a column at a time, one load in flight
+ * per thread, the copy of a 128 x 64 system was ~65 DRAM latencies in a
+ * row.  Loads give 0 for systems past the end of the batch. */
+#define BSQ_IO_U 4
+template <typename R, int SW, bool STORE, int NT = 32>
 __device__ __forceinline__ void bsq_io(R *wbase, int mstride, int ldm, int scol, R *g, bsi_view v, int64_t wsys0,
                                        int wcnt, int rows, int gcol, int nc, float inv_rows, int lane)
 {
-    const int tot = SW * rows;
-    for (int c = 0; c < nc; c++)
-        for (int idx = lane; idx < tot; idx += 32) {
+    const int tot = SW * rows, all = nc * tot;
+    /* floor(e / tot) by a multiply-high, exact for e * tot < 2^32 */
+    const unsigned mag = tot > 1 ? 0xFFFFFFFFu / (unsigned)tot + 1 : 0;
+    for (int e0 = lane; e0 < all; e0 += BSQ_IO_U * NT) {
+        R val[BSQ_IO_U], *sp[BSQ_IO_U], *gp[BSQ_IO_U];
+#pragma unroll
+        for (int u = 0; u < BSQ_IO_U; u++) {
+            const int e = e0 + u * NT, c = tot > 1 ? (int)__umulhi((unsigned)e, mag) : e, idx = e - c * tot;
             int s, i;
             if (v.ks == 1) { s = idx % SW; i = idx / SW; }
             else { s = bsq_div(idx, inv_rows); i = idx - s * rows; }
-            R *sp = wbase + s * mstride + i + (scol + c) * ldm;
-            if (s < wcnt) {
-                R *gp = g + (wsys0 + s) * v.ks + i * v.is + (int64_t)(gcol + c) * v.js;
-                if (STORE) *gp = *sp;
-                else *sp = *gp;
-            } else if (!STORE) {
-                *sp = R(0);
-            }
+            sp[u] = e < all ? wbase + s * mstride + i + (scol + c) * ldm : nullptr;
+            gp[u] = e < all && s < wcnt ? g + (wsys0 + s) * v.ks + i * v.is + (int64_t)(gcol + c) * v.js : nullptr;
+            val[u] = R(0);
+            if (STORE ? sp[u] && gp[u] : gp[u] != nullptr) val[u] = STORE ? *sp[u] : *gp[u];
         }
+#pragma unroll
+        for (int u = 0; u < BSQ_IO_U; u++) {
+            if (STORE && gp[u]) *gp[u] = val[u];
+            if (!STORE && sp[u]) *sp[u] = val[u];
+        }
+    }
 }
 
+/* Its bsq_io walks from one system per thread or per block (SW = 1, NT = T
+ * threads) to a warp's 32/T systems (NT = 32). */
 template <typename R, int T, int OP>
-__global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
+__global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R> a)
 {
     typedef bsq_lim<R> L;
-    constexpr int SW = 32 / T; /* systems per warp */
+    constexpr int SW = T >= 32 ? 1 : 32 / T; /* systems per warp (per block for T > 32) */
+    constexpr int NT = T > 32 ? T : 32;      /* threads walking those systems' copies */
     extern __shared__ __align__(16) unsigned char bsq_smem[];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const int lane = T > 32 ? (int)threadIdx.x : (int)threadIdx.x & 31;
+    const int warp = T > 32 ? 0 : threadIdx.x >> 5, nwarps = T > 32 ? 1 : blockDim.x >> 5;
     const int l = lane & (T - 1), tm = lane / T;
     const int64_t wsys0 = ((int64_t)blockIdx.x * nwarps + warp) * SW;
     if (wsys0 >= a.count) return; /* the whole warp: no shuffle partner is left behind */
@@ -261,9 +296,9 @@ __global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
     const int npass = OP == BSQ_GELS ? (nrhs + nb - 1) / nb : 1;
     for (int pass = 0; pass < npass; pass++) {
         const int c0 = pass * nb, nbc = OP == BSQ_GELS ? min(nb, nrhs - c0) : 0, NC = n + nbc;
-        bsq_io<R, SW, false>(wbase, a.mstride, ldm, 0, const_cast<R *>(a.A), a.va, wsys0, wcnt, m, 0, n, inv_m, lane);
-        if (OP == BSQ_GELS) bsq_io<R, SW, false>(wbase, a.mstride, ldm, n, a.B, a.vb, wsys0, wcnt, m, c0, nbc, inv_m, lane);
-        __syncwarp();
+        bsq_io<R, SW, false, NT>(wbase, a.mstride, ldm, 0, const_cast<R *>(a.A), a.va, wsys0, wcnt, m, 0, n, inv_m, lane);
+        if (OP == BSQ_GELS) bsq_io<R, SW, false, NT>(wbase, a.mstride, ldm, n, a.B, a.vb, wsys0, wcnt, m, c0, nbc, inv_m, lane);
+        bsq_tsync<T>();
 
         /* non-finite entries and the scale factors (exact powers of two that
          * bring an extreme-scale A or B to [1, 2), as the CPU's qr_scale) */
@@ -287,7 +322,7 @@ __global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
 #pragma unroll 1
             for (int j = 0; j < NC; j++)
                 for (int i = l; i < m; i += T) S[i + j * ldm] *= j < n ? da : db;
-        __syncwarp();
+        bsq_tsync<T>();
 
         /* Sameh-Kuck steps.  The step loops are kept rolled (unroll 1): nvcc
          * 13.0 (ptxas, sm_90) miscompiled the trip count of the unrolled
@@ -311,18 +346,23 @@ __global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
                     Fs[(int64_t)(RO + 2 * g + 1) * fld] = s;
                 }
             }
-            __syncwarp();
+            bsq_tsync<T>();
             /* lanes over columns; in column k the step's row pairs form one
              * contiguous band (rotation j on rows m-2+2j-t, m-1+2j-t), taken
              * BSQ_U pairs at a time with every load issued before the first
              * store: the pairs are disjoint, which the compiler cannot know */
+            /* a team of several warps: the lanes of each warp over columns,
+             * the warps over the band's chunks of U pairs (the last partial
+             * chunk to the warp next in turn) */
+            constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = 4;
+            const int kl = l % KW, gq = l / KW;
 #pragma unroll 1
-            for (int k = l; k < NC; k += T) {
+            for (int k = kl; k < NC; k += KW) {
                 const int je = min(jhi, k - 1), off = k * ldm + (m - 2 - t);
-                int j = jlo;
-                constexpr int U = 4;
+                const int nch = je >= jlo ? (je - jlo + 1) / U : 0;
+                int j = jlo + gq * U;
 #pragma unroll 1
-                for (; j + U - 1 <= je; j += U) {
+                for (int q = gq; q < nch; q += G, j += G * U) {
                     R x[U], y[U], c[U], s[U];
 #pragma unroll
                     for (int u = 0; u < U; u++) {
@@ -338,13 +378,13 @@ __global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
                     }
                 }
 #pragma unroll 1
-                for (; j <= je; j++) {
+                for (j = jlo + nch * U; gq == nch % G && j <= je; j++) {
                     const R x = S[off + 2 * j], y = S[off + 2 * j + 1], c = rc[j], s = rs[j];
                     S[off + 2 * j] = c * x + s * y;
                     S[off + 2 * j + 1] = c * y - s * x;
                 }
             }
-            __syncwarp();
+            bsq_tsync<T>();
         }
 
         /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
@@ -369,7 +409,7 @@ __global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
         }
         zl = bsq_min<T>(zl);
         const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
-        __syncwarp();
+        bsq_tsync<T>();
 
         if (OP == BSQ_GEQRF) {
             if (valid) {
@@ -383,31 +423,34 @@ __global__ void __launch_bounds__(128) bsq_k_team(const bsq_args<R> a)
                 }
             }
         } else {
-            /* back substitution, column-oriented; row r belongs to lane r % T
-             * throughout, so only x_i crosses lanes (a shuffle) */
+            /* back substitution, column-oriented; row r belongs to lane r % TB
+             * throughout, so only x_i crosses lanes (a shuffle).  A team of
+             * several warps leaves it to its first: a chain of n dependent
+             * steps of a few rows each, where barriers would cost more */
+            constexpr int TB = T > 32 ? 32 : T;
 #pragma unroll 1
-            for (int c = 0; c < nbc; c++) {
+            for (int c = 0; c < nbc && (T <= 32 || threadIdx.x < 32); c++) {
                 R *b = S + (n + c) * ldm;
 #pragma unroll 1
                 for (int i = n - 1; i >= 0; i--) {
                     R x = R(0);
-                    const int own = i & (T - 1);
+                    const int own = i & (TB - 1);
                     if (l == own) {
                         const R bi = b[i], rd = rdv[i];
                         x = bsq_rd_bad(rd) ? bi / S[i + i * ldm] : bi * rd;
                         b[i] = x;
                     }
-                    x = bsq_bcast<T>(x, own);
+                    x = bsq_bcast<TB>(x, own);
                     const R *ri = S + i * ldm;
-                    for (int r = l; r < i; r += T) b[r] -= ri[r] * x;
+                    for (int r = l; r < i; r += TB) b[r] -= ri[r] * x;
                 }
                 const R sx = sb / sa;
-                for (int r = l; r < m; r += T) b[r] = inf != 0 ? L::nan() : b[r] * (r < n ? sx : sb);
+                for (int r = l; r < m; r += TB) b[r] = inf != 0 ? L::nan() : b[r] * (r < n ? sx : sb);
             }
             if (pass == 0 && valid && l == 0) a.info[sys] = inf;
-            __syncwarp();
-            bsq_io<R, SW, true>(wbase, a.mstride, ldm, n, a.B, a.vb, wsys0, wcnt, m, c0, nbc, inv_m, lane);
-            __syncwarp();
+            bsq_tsync<T>();
+            bsq_io<R, SW, true, NT>(wbase, a.mstride, ldm, n, a.B, a.vb, wsys0, wcnt, m, c0, nbc, inv_m, lane);
+            bsq_tsync<T>();
         }
     }
 }

@@ -22,7 +22,11 @@
  * nrhs 1..3 (and 11: several passes); batch 1, 33, 10007; every layout of
  * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float); and
  * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 64, n <= 64).
- * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer.
+ * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer; make
+ * gpu-test also runs it with every shape forced onto the team kernel with
+ * teams of 64 and 256 threads (BSOLVE_QR_REG=0 BSOLVE_QR_WARP=0
+ * BSOLVE_QR_TEAM=T: the block-wide teams on shapes they never get by
+ * default, n = 1 and m < T included).
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
