@@ -167,9 +167,9 @@ template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R
 }
 
 /* ---- column-per-lane kernel (qr_warp.cuh) ---------------------------------------
- * gels with nrhs = 1 for m <= 64, n <= 64 outside the register kernel's buckets:
- * rows bucketed to M = 16, 32 or 64, the team to L = 8, 16, 32 or 64 lanes (n <=
- * L; 4, 2 or 1 systems per warp, or one per two warps).  BSOLVE_QR_WARP=0 in the environment
+ * gels with nrhs = 1 for m <= 64, n <= 32 outside the register kernel's buckets:
+ * rows bucketed to M = 16, 32 or 64, the team to L = 8, 16 or 32 lanes (n <= L;
+ * 4, 2 or 1 systems per warp).  BSOLVE_QR_WARP=0 in the environment
  * turns it off (the team kernel there: A/B comparisons), =2 keeps the
  * general copy for shapes equal to their bucket. */
 static int bsq_warp_env()
@@ -183,15 +183,16 @@ static int bsq_warp_bucket(int m, int n, int nrhs, int op)
 {
     if (bsq_warp_env() == 0 || op != BSQ_GELS || nrhs != 1) return 0;
     const int M = m <= 16 ? 16 : m <= 32 ? 32 : m <= 64 ? 64 : 0;
-    const int L = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : n <= 64 ? 64 : 0;
+    /* n > 32: the team kernel.  Its blocks of warps per system (bsq_plan)
+     * beat the column-per-lane teams of 64 lanes (two warps, the 64 x 64
+     * bucket's 125 straight-line steps for every shape) wherever those had
+     * been faster than its one-warp teams: H200, 2026-11-26, gels nrhs = 1,
+     * systems/s, team / 64 lanes: 64x64 3.56e6 / 3.03e6, 63x63 3.7e6 /
+     * 3.25e6, 60x60 4.3e6 / 3.5e6, 57x57 4.9e6 / 3.6e6, 57x64 4.1e6 /
+     * 3.4e6, 53x64 4.3e6 / 3.5e6, 49x64 4.6e6 / 3.5e6, 50x60 4.9e6 /
+     * 3.6e6. */
+    const int L = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 0;
     if (!M || !L || L > M) return 0;
-    /* The 64-lane teams run the 64 x 64 bucket's 125 steps for every shape
-     * in it (n = 33..64), the team kernel only the shape's: H100, systems/s
-     * team / 64 lanes, 36x36 1.27e7 / 5.3e6, 48x48 5.1e6 / 4.2e6, 52x52
-     * 4.5e6 / 4.0e6, 56x56 3.9e6 / 3.7e6, 60x60 3.0e6 / 3.5e6, 64x64 2.2e6 /
-     * 3.4e6; m = 64: n = 44 4.1e6 / 3.7e6, 48 3.9e6 / 3.7e6, 52 3.0e6 /
-     * 3.6e6, 56 2.9e6 / 3.6e6. */
-    if (L == 64 && !(n > 56 || (n > 48 && m >= 60))) return 0;
     return M * 128 + L;
 }
 
@@ -213,7 +214,6 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
     case 64 * 128 + 8: return bsq_launch_warp_t<R, 64, 8>(a, full, st);
     case 64 * 128 + 16: return bsq_launch_warp_t<R, 64, 16>(a, full, st);
     case 64 * 128 + 32: return bsq_launch_warp_t<R, 64, 32>(a, full, st);
-    case 64 * 128 + 64: return bsq_launch_warp_t<R, 64, 64>(a, full, st);
     default: return cudaErrorInvalidValue;
     }
 }

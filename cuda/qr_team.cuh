@@ -28,7 +28,7 @@
  * more parallelism.  A step is two phases separated by __syncwarp: the
  * step's rotations are computed (lanes over the rotations), then applied
  * (lanes over the columns; in a column the step's row pairs are one
- * contiguous band).  All teams of a warp have the
+ * contiguous band; B's rows go with the rotations instead).  All teams of a warp have the
  * same m, n, so every loop is warp-uniform; a team's lanes never diverge
  * from the other teams'.
  *
@@ -329,6 +329,14 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
          * rotation loop (bounds from min/max chains: a VIMNMX3 took n where
          * the PTX has -n), running rotations past jhi -- wrong results and
          * out-of-range shared-memory reads (compute-sanitizer, 2026-11-22). */
+        /* The apply phase's lanes over columns (KW of them) take A's
+         * columns only: B's rows are rotated in the rotation phase, by the
+         * lane that has c and s.  As columns B's, the rightmost, had the
+         * most rows to rotate, and at n = 64 a round of the column loop of
+         * their own for one lane of each warp (H200, 2026-11-26, gels nrhs
+         * = 1 systems/s: 64x128 1.03e6 -> 1.2e6, 32x128 2.8e6 -> 3.7e6,
+         * 16x128 8.1e6 -> 8.8e6; 48x48, 24x128 and 48x128 2-3% slower). */
+        constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = 4;
 #pragma unroll 1
         for (int t = 0; t < nsteps; t++) {
             const int jlo = max(0, t - m + 2), jhi = min(t >> 1, jmax);
@@ -340,6 +348,15 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                 col[i - 1] = bsq_rot<R>(col[i - 1], col[i], c, s);
                 rc[j] = c;
                 rs[j] = s;
+                /* the right-hand sides' rows i-1, i: here, by the lane that
+                 * has c and s, rather than as columns of the apply phase */
+#pragma unroll 1
+                for (int cb = 0; cb < nbc; cb++) {
+                    R *b = S + (n + cb) * ldm;
+                    const R x = b[i - 1], y = b[i];
+                    b[i - 1] = c * x + s * y;
+                    b[i] = c * y - s * x;
+                }
                 if (OP == BSQ_GEQRF && valid) {
                     const int g = j * (m - 1) - j * (j - 1) / 2 + (m - 1 - i);
                     Fs[(int64_t)(RO + 2 * g) * fld] = c;
@@ -349,15 +366,14 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
             bsq_tsync<T>();
             /* lanes over columns; in column k the step's row pairs form one
              * contiguous band (rotation j on rows m-2+2j-t, m-1+2j-t), taken
-             * BSQ_U pairs at a time with every load issued before the first
+             * U pairs at a time with every load issued before the first
              * store: the pairs are disjoint, which the compiler cannot know */
             /* a team of several warps: the lanes of each warp over columns,
              * the warps over the band's chunks of U pairs (the last partial
              * chunk to the warp next in turn) */
-            constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = 4;
             const int kl = l % KW, gq = l / KW;
 #pragma unroll 1
-            for (int k = kl; k < NC; k += KW) {
+            for (int k = kl; k < n; k += KW) {
                 const int je = min(jhi, k - 1), off = k * ldm + (m - 2 - t);
                 const int nch = je >= jlo ? (je - jlo + 1) / U : 0;
                 int j = jlo + gq * U;

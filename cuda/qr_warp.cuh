@@ -1,16 +1,18 @@
 /*
  * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
- * and m <= 64, n <= 64 outside the register kernel's buckets (qr_reg.cuh),
- * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32, 64 x 64 (qr.cu's
- * bsq_warp_bucket decides).  Rotation formula (bsq_rot), scaling, rank test and non-finite
+ * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
+ * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
+ * decides).  Rotation formula (bsq_rot), scaling, rank test and non-finite
  * handling are those of the team kernel (qr_team.cuh), which stays the
  * reference and takes every other shape, geqrf and nrhs > 1 included.
  *
- * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp; L = 64:
- * two warps, see bsq_wgeom) owns one system.  Lane k holds column k of A
- * (rows 0..M-1, M = 16, 32 or 64 a compile-time bucket, rows m..M-1 zero)
- * in registers (M = 64: about 170 registers in FP64, 3 blocks of 4 warps
- * per SM; 218 for the 64-lane teams, 4 blocks of 2 warps).  b
+ * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns
+ * one system.  Lane k holds column k of A (rows 0..M-1, M = 16, 32 or 64 a
+ * compile-time bucket, rows m..M-1 zero) in registers (M = 64: about 170
+ * registers in FP64, 3 blocks of 4 warps per SM).  (Teams of 64 lanes, two
+ * warps, took n = 49..64 until 2026-11-26: the team kernel's blocks of
+ * warps then ran 1.14-1.37x faster at every such shape measured, see
+ * qr.cu.)  b
  * needs no lane of its own (n = L columns plus b fit the team): it flows
  * through the lanes with the rotations, two rows in each lane at a time
  * (see the step loop).
@@ -32,15 +34,12 @@
  *      and computes (c, s, r) with bsq_rot -- the step's reciprocal square
  *      roots run in parallel over the lanes;
  *   2. lane j stores (c, s) in shared memory (one 16-byte store; two
- *      buffers by step parity, so one __syncwarp per step suffices, a
- *      __syncthreads for the 64-lane teams);
+ *      buffers by step parity, so one __syncwarp per step suffices);
  *   3. lane j rotates the two rows of b it holds (one more shuffle);
  *   4. for each rotation j of the step, every lane reads (c, s) with one
  *      16-byte broadcast load and rotates the two rows of its column: 2
  *      multiplies and 2 fused multiply-adds, no selects (lanes k < j rotate
- *      dead rows, see the step loop; the first warp of a 64-lane team
- *      skips the rotations of columns 32..63, which meet only its dead
- *      rows).
+ *      dead rows, see the step loop).
  * A warp thus covers all columns of a rotation at once: no shared-memory
  * copy of the matrix, no per-column loop, no barrier per rotation.
  *
@@ -74,49 +73,26 @@ template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
     return v;
 }
 
-/* A team of L = 64 lanes is two warps (TW = 2) and a block of its own:
- * its syncs are __syncthreads, its sums and extrema a warp butterfly and
- * then one exchange through shared memory.  Smaller teams run 4 warps per
- * block.  (Two or four 64-lane teams per block, with named barriers,
- * measured the same: 64 x 64 interleaved 3.40-3.46e6 systems/s for 1, 2
- * or 4 teams, H100, 2026-11-25.)  Register bounds measured no better: 64 x 64
- * at 5 or 6 blocks per SM (200 or 168 registers instead of 218); M = 16 at
- * 8 blocks (64 instead of 70-72) and M = 32 at 5 (96 instead of 122), each
- * within 2% either way, with small spills. */
-template <int M, int L> struct bsq_wgeom {
-    static constexpr int NW = L == 64 ? 2 : 4; /* warps per block */
-};
-
-template <int TW> __device__ __forceinline__ void bsq_team_sync()
-{
-    if constexpr (TW == 1) __syncwarp();
-    else __syncthreads();
-}
+/* Warps per block.  Register bounds measured no better: M = 16 at 8 blocks
+ * per SM (64 registers instead of 70-72) and M = 32 at 5 (96 instead of
+ * 122), each within 2% either way, with small spills (H100, 2026-11-25). */
+#define BSQ_WARP_NW 4
 
 template <typename R, int M, int L, bool FULL>
-__global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq_args<R> a)
+__global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
     typedef typename bsq_v2<R>::type V2;
-    static_assert(L == 8 || L == 16 || L == 32 || L == 64, "team of 8, 16, 32 or 64 lanes");
+    static_assert(L == 8 || L == 16 || L == 32, "team of 8, 16 or 32 lanes");
     static_assert(L <= M, "no more columns than rows in the bucket");
-    constexpr int LW = L < 32 ? L : 32;     /* lanes of a team in one warp: the shuffle width */
-    constexpr int TW = L / LW;              /* warps of a team */
-    constexpr int NW = bsq_wgeom<M, L>::NW; /* warps per block */
-    constexpr int NT = NW * 32 / L;         /* teams (systems) per block */
-    static_assert(TW == 1 || NT == 1, "a two-warp team has its block to itself");
+    constexpr int NW = BSQ_WARP_NW;
+    constexpr int NT = NW * 32 / L; /* teams (systems) per block */
     constexpr int NST = M - 1 + (L - 1 < M - 2 ? L - 1 : M - 2); /* steps of the M x L bucket */
     __shared__ V2 cs[2][NW * 32]; /* (c, s) of the step's rotations, by thread */
     __shared__ R bsh[NT][M];      /* b as loaded, then the residual rows */
-    /* TW = 2 (one team per block): the exchanges between its two warps */
-    __shared__ R xr[2][2];   /* the warps' maxima of A and b */
-    __shared__ int xi[2][2]; /* the warps' non-finite flags and rank minima */
-    __shared__ R bx[2];      /* lane 31's lower row of b for lane 32, by step parity */
-    __shared__ R px[32];     /* the second warp's part of rows 0..31 of R x */
 
-    const int lane = threadIdx.x & 31, tib = threadIdx.x / L, tb = tib * L;
+    const int tib = threadIdx.x / L, tb = tib * L;
     const int k = threadIdx.x & (L - 1);
-    const bool w1 = TW == 2 && k >= 32; /* the team's second warp */
     /* the warp's first system; all of it returns together (no shuffle
      * partner or barrier member is left behind) */
     const int64_t wsys0 = (int64_t)blockIdx.x * NT + (int)(threadIdx.x & ~31u) / L;
@@ -151,21 +127,9 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
         nf |= !isfinite(bq[q]);
         mxb = fmax(mxb, fabs(bq[q]));
     }
-    nf = bsq_or<LW>(nf);
-    mxa = bsq_max<LW>(mxa);
-    mxb = bsq_max<LW>(mxb);
-    if constexpr (TW == 2) {
-        if (lane == 0) {
-            xi[0][w1] = nf;
-            xr[0][w1] = mxa;
-            xr[1][w1] = mxb;
-        }
-        if (k == 0) bx[0] = bx[1] = R(0); /* bo of lane 31 "before" the first step */
-        bsq_team_sync<TW>();
-        nf = xi[0][0] | xi[0][1];
-        mxa = fmax(xr[0][0], xr[0][1]);
-        mxb = fmax(xr[1][0], xr[1][1]);
-    }
+    nf = bsq_or<L>(nf);
+    mxa = bsq_max<L>(mxa);
+    mxb = bsq_max<L>(mxb);
     R sa = R(1), sb = R(1), da = R(1), db = R(1);
     if (!(mxa >= Lim::safelo() && mxa <= Lim::safehi())) Lim::pow2(mxa, da, sa);
     if (!(mxb >= Lim::safelo() && mxb <= Lim::safehi())) Lim::pow2(mxb, db, sb);
@@ -176,7 +140,7 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
     }
 #pragma unroll
     for (int q = 0; q < BQ; q++) bsh[tib][k + q * L] = bq[q] * db;
-    bsq_team_sync<TW>();
+    __syncwarp();
 
     /* Sameh-Kuck steps; steps before the first rotation of a real row
      * (t < M-m) and after the last one are skipped whole (warp-uniform).
@@ -271,9 +235,7 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
         q.y = IDN && !act ? R(0) : s;
         cs[t & 1][threadIdx.x] = q;
         g = act ? r : f;
-        R bu = __shfl_up_sync(0xffffffffu, bo, 1, LW);
-        if constexpr (TW == 2)
-            if (k == 32) bu = bx[(t - 1) & 1];
+        R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
         if (t <= M - 2) {
             const R top = bsh[tib][M - 2 - t];
             if (k == 0) bu = top;
@@ -286,18 +248,13 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
         } else if (k > jhi) {
             bg = bu;
         }
-        if constexpr (TW == 2)
-            if (k == 31) bx[t & 1] = bo;
-        bsq_team_sync<TW>();
+        __syncwarp();
         /* rotations jlo..jtop of the step are real (column < n, row < m) */
         const int jtop = FULL ? jhi : min(n - 1, (t + m - M) >> 1);
 #pragma unroll
         for (int j = 0; j < L; j++) {
             if (j < jlo || j > jhi) continue;
             if (!IDN && !FULL && j > jtop) break; /* warp-uniform */
-            /* the first warp's columns are left of every rotation j >= 32:
-             * those touch only its dead rows */
-            if (TW == 2 && j >= 32 && !w1) break;
             const int i = M - 1 + 2 * j - t;
             const V2 w = cs[t & 1][tb + j];
             const R x = col[i - 1], y = col[i];
@@ -306,31 +263,17 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
         }
         if (t >= M - 2 && t - M + 2 <= L - 1 && k == t - M + 2) col[t - M + 2] = g; /* the diagonal */
     };
-    /* Unrolled in loops of at most 32 steps: a single loop over the 125
-     * steps of the 64 x 64 bucket exceeds the compiler's limit for a full
-     * unroll, and the partial unroll it falls back to indexes col at run
-     * time (col then lives in local memory). */
-    static_assert(NST <= 128, "four loops of 32 steps");
-    if constexpr (NST <= 96) { /* one loop, as measured before the 64-lane teams */
+    /* Fully unrolled: beyond ~100 steps (the 125 of a 64 x 64 bucket) the
+     * compiler falls back to a partial unroll that indexes col at run time
+     * (col then lives in local memory). */
+    static_assert(NST <= 96, "one fully unrolled loop");
 #pragma unroll
-        for (int t = 0; t < NST; t++) step(t);
-    } else {
-#pragma unroll
-        for (int t = 0; t < 32; t++) step(t);
-#pragma unroll
-        for (int t = 32; t < 64; t++) step(t);
-#pragma unroll
-        for (int t = 64; t < 96; t++) step(t);
-#pragma unroll
-        for (int t = 96; t < NST; t++) step(t);
-    }
+    for (int t = 0; t < NST; t++) step(t);
     {   /* square systems: row n-1 of Q^T b is lane n-2's last lower row */
-        R bu = __shfl_up_sync(0xffffffffu, bo, 1, LW);
-        if constexpr (TW == 2)
-            if (k == 32) bu = bx[tlast & 1];
+        const R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
         if (k > 0 && k == jmax + 1 && k < n) bg = bu;
     }
-    bsq_team_sync<TW>(); /* bsh: the residual rows */
+    __syncwarp(); /* bsh: the residual rows */
 
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
      * squares taken after a power-of-two scaling of the column */
@@ -350,12 +293,7 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
     }
     const R d = dg * down, tol = (R)m * Lim::eps();
     const bool neg = d * d <= tol * tol * ss;
-    int zl = bsq_min<LW>(neg && k < n ? k + 1 : 0x7fffffff);
-    if constexpr (TW == 2) {
-        if (lane == 0) xi[1][w1] = zl;
-        bsq_team_sync<TW>();
-        zl = min(xi[1][0], xi[1][1]);
-    }
+    const int zl = bsq_min<L>(neg && k < n ? k + 1 : 0x7fffffff);
     const R rd = R(1) / (neg ? R(1) : dg);
     const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
     (void)up;
@@ -363,37 +301,14 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
     /* back substitution, row by row (lane j holds R(i,j) at register i and,
      * once known, x_j) */
     R x = R(0);
-    /* rows lo..hi (and < n), whose terms lie in this warp's lanes but for
-     * pre, lane i's sum of the terms from the other warp */
-    auto bsub = [&](const int lo, const int hi, const R pre) __attribute__((always_inline)) {
 #pragma unroll
-        for (int i = L - 1; i >= 0; i--) {
-            if (i < lo || i > hi || i >= n) continue;
-            const R p = bsq_sum<LW>(k > i ? col[i] * x : R(0));
-            if (k == i) {
-                const R bi = TW == 2 ? bg - (p + pre) : bg - p;
-                x = bsq_rd_bad(rd) ? bi / dg : bi * rd;
-            }
+    for (int i = L - 1; i >= 0; i--) {
+        if (i >= n) continue;
+        const R p = bsq_sum<L>(k > i ? col[i] * x : R(0));
+        if (k == i) {
+            const R bi = bg - p;
+            x = bsq_rd_bad(rd) ? bi / dg : bi * rd;
         }
-    };
-    if constexpr (TW == 1) {
-        bsub(0, L - 1, R(0));
-    } else {
-        /* rows 32..n-1 involve the second warp alone; it then sums its part
-         * of rows 0..31 (32 butterflies) for the first warp, which finishes
-         * alone: one barrier, not one per row */
-        if (w1) {
-            bsub(32, L - 1, R(0));
-            R mine = R(0);
-#pragma unroll
-            for (int i = 0; i < 32; i++) {
-                const R p = bsq_sum<32>(col[i] * x);
-                if (lane == i) mine = p;
-            }
-            px[lane] = mine;
-        }
-        bsq_team_sync<TW>();
-        if (!w1) bsub(0, 31, px[lane]);
     }
 
     if (valid) {
@@ -409,7 +324,7 @@ __global__ void __launch_bounds__(bsq_wgeom<M, L>::NW * 32) bsq_k_warp(const bsq
 
 template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, bool full, cudaStream_t st)
 {
-    constexpr int NW = bsq_wgeom<M, L>::NW;
+    constexpr int NW = BSQ_WARP_NW;
     const int64_t per = (int64_t)NW * 32 / L;
     const int64_t blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
@@ -421,9 +336,8 @@ template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args
      * branch-free general copy (IDN), 8x16 1.02x, 8x32 0.95x, 16x16 0.96x,
      * 16x32 0.86x, 32x32 0.8x: the registers cost warps (bounding them
      * spills: 260 bytes at 32x32 for 128 registers).  So FULL copies at
-     * M = 64 only, and not for the 64-lane teams (64 x 64: 255 registers,
-     * 272 bytes of spills, 0.91x the general copy). */
-    constexpr bool has_full = M == 64 && L <= 32;
+     * M = 64 only. */
+    constexpr bool has_full = M == 64;
     if constexpr (has_full) {
         if (full) {
             bsq_k_warp<R, M, L, true><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
@@ -437,7 +351,7 @@ template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args
 /* The (M, L) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
  * in parallel, and not again when only qr.cu changes). */
 #define BSQ_WARP_BUCKETS(X, R) \
-    X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32) X(R, 64, 8) X(R, 64, 16) X(R, 64, 32) X(R, 64, 64)
+    X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32) X(R, 64, 8) X(R, 64, 16) X(R, 64, 32)
 #define BSQ_WARP_EXTERN(R, M, L) \
     extern template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, bool, cudaStream_t);
 #define BSQ_WARP_INSTANTIATE(R, M, L) \

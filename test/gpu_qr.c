@@ -21,7 +21,8 @@
  * Sizes: n = 1..16 and 20, 24, 32, 40, 48, 64; m in {n, n+1, 2n, 128};
  * nrhs 1..3 (and 11: several passes); batch 1, 33, 10007; every layout of
  * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float); and
- * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 64, n <= 64).
+ * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 64, n <= 32)
+ * and beyond them (n <= 64).
  * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer; make
  * gpu-test also runs it with every shape forced onto the team kernel with
  * teams of 64 and 256 threads (BSOLVE_QR_REG=0 BSOLVE_QR_WARP=0
@@ -392,9 +393,10 @@ int main(void)
                      (bsolve_layout_kind)((kk + 1) % 3), kk & 1, 1.0, 0);
         }
     /* the column-per-lane kernel (qr_warp.cuh: gels, nrhs = 1, m <= 64 and
-     * n <= 64 outside the register buckets): every row bucket and team size
-     * (64 lanes: two warps), n = L (b in no lane of its own), n = 1, tails of
-     * a warp and of a block (batch 1, 37, 301) */
+     * n <= 32 outside the register buckets): every row bucket and team size,
+     * n = L (b in no lane of its own), n = 1, tails of a warp and of a block
+     * (batch 1, 37, 301); and n = 33..64 at m <= 64, nrhs = 1, which the
+     * team kernel's blocks of warps take */
     static const int wsh_f[][2] = {{9, 5},   {16, 8},  {16, 9},  {13, 12}, {16, 16}, {17, 16}, {24, 9},
                                    {32, 16}, {20, 17}, {32, 24}, {31, 31}, {32, 32}, {32, 1},  {29, 3},
                                    {18, 8},  {33, 8},  {64, 5},  {48, 16}, {64, 17}, {40, 32}, {64, 32},
