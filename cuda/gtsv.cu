@@ -546,10 +546,10 @@ static int64_t gt_long_bottom()
 
 /* Device memory for the reduced systems of the long method (one column):
  * the levels of gt_long_solve, 4 arrays of np rows each (3 of np1 more
- * with the chunk reduction). */
-static size_t gt_long_bytes(int method, int64_t m, int64_t batch, bool il, size_t es, int nsm)
+ * with the chunk reduction), or the fused kernel's if fs (its shape, from
+ * gt_long_fused_shape) needs more. */
+static size_t gt_long_bytes(int method, int64_t m, int64_t batch, bool il, size_t es, int nsm, const gt_long_shape *fs)
 {
-    const bool il0 = il;
     const int64_t bottom = gt_long_bottom();
     auto arr = [&](int64_t n) { return ((size_t)(n * batch) * es + 255) / 256 * 256; };
     size_t tot = 0;
@@ -559,20 +559,21 @@ static size_t gt_long_bytes(int method, int64_t m, int64_t batch, bool il, size_
         n = v.np, il = false;
         if (n <= bottom) break;
     }
-    gt_long_shape fs;
-    if (gt_long_fused_shape(m, batch, il0, es, nsm, fs)) {
-        const size_t f = 4 * arr(2 * (int64_t)fs.nch) + 3 * arr((m + (1 << fs.lsh) - 1) >> fs.lsh);
+    if (fs) {
+        const size_t f = 4 * arr(2 * (int64_t)fs->nch) + 3 * arr((m + (1 << fs->lsh) - 1) >> fs->lsh);
         tot = f > tot ? f : tot;
     }
     return tot;
 }
 
-/* The long method on one column (see gtsv_long.cuh): down passes until the
- * reduced system is short, the tile kernel on it, then up passes. */
+/* The long method on one column (see gtsv_long.cuh): the fused kernel
+ * where fs (its shape) is given and it fits the GPU; otherwise down passes
+ * until the reduced system is short, the tile kernel on it, then up
+ * passes. */
 template <typename R>
-static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_tile_args<R> &top, int32_t *flag,
-                                 int32_t *rinfo, int32_t gen, int32_t *info, int merge, R *scr, char *work,
-                                 cudaStream_t st)
+static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_tile_args<R> &top,
+                                 const gt_long_shape *pfs, int32_t *flag, int32_t *rinfo, int32_t gen, int32_t *info,
+                                 int merge, R *scr, char *work, cudaStream_t st)
 {
     const int64_t bottom = gt_long_bottom();
     const bool pdl = gt_long_conf().pdl;
@@ -586,8 +587,8 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
     };
     gt_tile_args<R> cur = top;
     cudaError_t e;
-    gt_long_shape fs;
-    if (gt_long_fused_shape(top.m, top.batch, top.dis != 1 && top.bis != 1, sizeof(R), ctx->cuda->nsm, fs)) {
+    if (pfs) {
+        const gt_long_shape &fs = *pfs;
         gt_long_args<R> G;
         memset(&G, 0, sizeof G);
         const int64_t np1 = (top.m + (1 << fs.lsh) - 1) >> fs.lsh;
@@ -697,8 +698,11 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
     const int64_t sld = batch;
     const size_t sbytes = tile ? 256 : (size_t)(4 * m) * sld * sizeof(R);
     size_t wbytes = sbytes;
-    const size_t pbytes =
-        part ? gt_long_bytes(method, m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm) : 0; /* il as gt_long_solve */
+    /* the fused kernel's shape, if it takes the few-long problem */
+    gt_long_shape fsh;
+    const bool fused = part && gt_long_fused_shape(m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm, fsh);
+    const gt_long_shape *pfs = fused ? &fsh : nullptr;
+    const size_t pbytes = part ? gt_long_bytes(method, m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm, pfs) : 0;
     if (part) wbytes = pbytes + sbytes; /* the fallback runs beside the last up pass */
     char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
     if (!work) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device workspace", fn, wbytes);
@@ -723,7 +727,7 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
             top.dks = dks, top.dis = dis, top.bks = bks, top.bis = bis;
             top.m = (int)m, top.batch = batch;
             /* in place: each chunk's up pass reads its b before writing x */
-            const cudaError_t e = gt_long_solve<R>(ctx, method, top, flag, flag + batch, gen, dinfo, j > 0,
+            const cudaError_t e = gt_long_solve<R>(ctx, method, top, pfs, flag, flag + batch, gen, dinfo, j > 0,
                                                    (R *)(work + pbytes), work, st);
             BSI_CUDA_TRY(ctx, e, fn);
         }

@@ -72,13 +72,15 @@ template <int T, typename V> __device__ __forceinline__ V bsi_shfl_xor(V v, int 
     else return __shfl_xor_sync(0xffffffffu, v, m, T);
 }
 
-/* Exchanges entries k and p of a column spread over the team (entry r in
- * register slot r / T of lane r % T; at(s) is slot s of this lane's part,
- * l this lane); sk, ok and sp, op are k and p split so.  Two shuffles
- * whatever the lanes; returns the new entry k (the old entry p). */
+/* Exchanges entries k and p >= k of a column spread over the team (entry r
+ * in register slot r / T of lane r % T; at(s) is slot s of this lane's
+ * part, l this lane; k a compile-time constant where this is inlined, so
+ * that its slot is a register).  Two shuffles whatever the lanes; returns
+ * the new entry k (the old entry p). */
 template <int T, int S, typename R, typename AT>
-__device__ __forceinline__ R bsi_team_swap(AT at, int sk, int ok, int sp, int op, int l)
+__device__ __forceinline__ R bsi_team_swap(AT at, int k, int p, int l)
 {
+    const int sk = k / T, ok = k % T, sp = p / T, op = p & (T - 1);
     const R vk = bsi_shfl<T>(at(sk), ok);
     R mine = at(sk);
 #pragma unroll
@@ -352,12 +354,9 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
              * (Fusing it with the update below, reusing the exchanged
              * pivot-row value as the broadcast, was measured slower: the
              * separate loops issue all shuffles of a step back to back.) */
-            if (pivot != BSOLVE_PIVOT_NONE) {
-                const int op = p & (T - 1), sp = p / T;
+            if (pivot != BSOLVE_PIVOT_NONE)
 #pragma unroll
-                for (int j = k; j < N; j++)
-                    bsi_team_swap<T, S, R>([&](int s) -> R & { return m[s][j]; }, sk, ok, sp, op, l);
-            }
+                for (int j = k; j < N; j++) bsi_team_swap<T, S, R>([&](int s) -> R & { return m[s][j]; }, k, p, l);
             /* pivot, reciprocal, multipliers, rank-1 update */
             const R d = bsi_shfl<T>(m[sk][k], ok);
             const bool z = d == R(0);
@@ -457,7 +456,7 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
             R x;
             if (pivot != BSOLVE_PIVOT_NONE) {
                 const int p = (pk[k / 4] >> (8 * (k % 4))) & 0xff;
-                x = bsi_team_swap<T, S, R>([&](int s) -> R & { return b[s]; }, sk, ok, p / T, p & (T - 1), l);
+                x = bsi_team_swap<T, S, R>([&](int s) -> R & { return b[s]; }, k, p, l);
             } else {
                 x = bsi_shfl<T>(b[sk], ok);
             }
@@ -485,9 +484,8 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
         if (pivot == BSOLVE_PIVOT_FULL) {
 #pragma unroll
             for (int k = N - 1; k >= 0; k--) {
-                const int sk = k / T, ok = k % T;
                 const int p = (qk[k / 4] >> (8 * (k % 4))) & 0xff;
-                bsi_team_swap<T, S, R>([&](int s) -> R & { return b[s]; }, sk, ok, p / T, p & (T - 1), l);
+                bsi_team_swap<T, S, R>([&](int s) -> R & { return b[s]; }, k, p, l);
             }
         }
         if (finfo != 0 || badb) {
