@@ -64,7 +64,7 @@ static bsq_geom bsq_plan(int m, int n, int nrhs, size_t es)
             while (T < 32 && (size_t)(32 / T) * sys > BSQ_WARP_SMEM) T *= 2;
             /* A system per warp leaves few warps per SM where systems are
              * large: a block of warps per system then, about BSQ_SM_WARPS
-             * per SM.  H100/H200 2026-11-26, gels nrhs = 1 on the team kernel,
+             * per SM.  H200, 2026-11-26, gels nrhs = 1 on the team kernel,
              * systems/s at T = 32 / 64 / 128 / 256 (systems per SM at one
              * warp each): 64x128 6.2e5 / 8.9e5 / 1.0e6 / 1.03e6 (3), 32x128
              * 2.4e6 / 2.7e6 / 2.8e6 / 2.3e6 (6), 64x64 2.6e6 / 2.9e6 / 3.0e6

@@ -25,12 +25,12 @@
  * each rotation meets exactly the operands it meets in column order: the
  * factors, the rotations and the solutions are those of column order (the
  * order the header documents, and the CPU backend's), only scheduled with
- * more parallelism.  A step is two phases separated by __syncwarp: the
- * step's rotations are computed (lanes over the rotations), then applied
+ * more parallelism.  A step is two phases separated by the team's barrier
+ * (bsq_tsync): the step's rotations are computed (lanes over the
+ * rotations; each lane rotates B's rows with its own), then applied to A
  * (lanes over the columns; in a column the step's row pairs are one
- * contiguous band; B's rows go with the rotations instead).  All teams of a warp have the
- * same m, n, so every loop is warp-uniform; a team's lanes never diverge
- * from the other teams'.
+ * contiguous band).  All teams of a warp have the same m, n, so every loop
+ * is warp-uniform; a team's lanes never diverge from the other teams'.
  *
  * Why shared memory and teams rather than registers: m x n goes up to
  * 128 x 64 (64 KiB in FP64), and a register-resident thread-per-matrix
@@ -252,8 +252,9 @@ __device__ __forceinline__ void bsq_io(R *wbase, int mstride, int ldm, int scol,
     }
 }
 
-/* Its bsq_io walks from one system per thread or per block (SW = 1, NT = T
- * threads) to a warp's 32/T systems (NT = 32). */
+/* The team kernel (see the top of the file).  SW systems per warp, or one
+ * per block of T threads for T > 32; its copies (bsq_io) are walked by
+ * the block's T threads then, by a warp's 32 otherwise. */
 template <typename R, int T, int OP>
 __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R> a)
 {
@@ -367,10 +368,10 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
             /* lanes over columns; in column k the step's row pairs form one
              * contiguous band (rotation j on rows m-2+2j-t, m-1+2j-t), taken
              * U pairs at a time with every load issued before the first
-             * store: the pairs are disjoint, which the compiler cannot know */
-            /* a team of several warps: the lanes of each warp over columns,
+             * store: the pairs are disjoint, which the compiler cannot know.
+             * A team of several warps: the lanes of each warp over columns,
              * the warps over the band's chunks of U pairs (the last partial
-             * chunk to the warp next in turn) */
+             * chunk to the warp next in turn). */
             const int kl = l % KW, gq = l / KW;
 #pragma unroll 1
             for (int k = kl; k < n; k += KW) {
