@@ -337,7 +337,12 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
          * their own for one lane of each warp (H200, 2026-11-26, gels nrhs
          * = 1 systems/s: 64x128 1.03e6 -> 1.2e6, 32x128 2.8e6 -> 3.7e6,
          * 16x128 8.1e6 -> 8.8e6; 48x48, 24x128 and 48x128 2-3% slower). */
-        constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = 4;
+        /* U: pairs per chunk of the column loop.  Teams of several warps
+         * share a band out by chunks, so smaller chunks even out the warps'
+         * shares before each barrier (H200, 2026-11-26, systems/s, U = 4 ->
+         * 2: 64x128 1.2e6 -> 1.33e6, 32x128 3.67e6 -> 4.16e6, 64x64 3.56e6
+         * -> 3.92e6, 57x57 4.81e6 -> 5.2e6; U = 1 within 4% of U = 2). */
+        constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = T > 32 ? 2 : 4;
 #pragma unroll 1
         for (int t = 0; t < nsteps; t++) {
             const int jlo = max(0, t - m + 2), jhi = min(t >> 1, jmax);
