@@ -699,10 +699,11 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
     const size_t sbytes = tile ? 256 : (size_t)(4 * m) * sld * sizeof(R);
     size_t wbytes = sbytes;
     /* the fused kernel's shape, if it takes the few-long problem */
+    const bool il = dis != 1 && bis != 1;
     gt_long_shape fsh;
-    const bool fused = part && gt_long_fused_shape(m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm, fsh);
+    const bool fused = part && gt_long_fused_shape(m, batch, il, sizeof(R), C->nsm, fsh);
     const gt_long_shape *pfs = fused ? &fsh : nullptr;
-    const size_t pbytes = part ? gt_long_bytes(method, m, batch, dis != 1 && bis != 1, sizeof(R), C->nsm, pfs) : 0;
+    const size_t pbytes = part ? gt_long_bytes(method, m, batch, il, sizeof(R), C->nsm, pfs) : 0;
     if (part) wbytes = pbytes + sbytes; /* the fallback runs beside the last up pass */
     char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
     if (!work) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device workspace", fn, wbytes);

@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
     const int warp = T > 32 ? 0 : threadIdx.x >> 5, nwarps = T > 32 ? 1 : blockDim.x >> 5;
     const int l = lane & (T - 1), tm = lane / T;
     const int64_t wsys0 = ((int64_t)blockIdx.x * nwarps + warp) * SW;
-    if (wsys0 >= a.count) return; /* the whole warp: no shuffle partner is left behind */
+    if (wsys0 >= a.count) return; /* the whole warp (block for T > 32): no shuffle partner is left behind */
     const int wcnt = (int)min((int64_t)SW, a.count - wsys0);
     const int64_t sys = wsys0 + tm;
     const bool valid = tm < wcnt;
