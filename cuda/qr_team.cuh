@@ -242,7 +242,7 @@ __device__ __forceinline__ void bsq_io(R *wbase, int mstride, int ldm, int scol,
             sp[u] = e < all ? wbase + s * mstride + i + (scol + c) * ldm : nullptr;
             gp[u] = e < all && s < wcnt ? g + (wsys0 + s) * v.ks + i * v.is + (int64_t)(gcol + c) * v.js : nullptr;
             val[u] = R(0);
-            if (STORE ? sp[u] && gp[u] : gp[u] != nullptr) val[u] = STORE ? *sp[u] : *gp[u];
+            if (gp[u]) val[u] = STORE ? *sp[u] : *gp[u]; /* gp set implies sp set */
         }
 #pragma unroll
         for (int u = 0; u < BSQ_IO_U; u++) {

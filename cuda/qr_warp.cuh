@@ -73,19 +73,30 @@ template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
     return v;
 }
 
-/* Warps per block.  Register bounds measured no better: M = 16 at 8 blocks
- * per SM (64 registers instead of 70-72) and M = 32 at 5 (96 instead of
- * 122), each within 2% either way, with small spills (H100, 2026-11-25). */
-#define BSQ_WARP_NW 4
+/* Warps per block (NW) and the period, in steps, of a barrier over the
+ * block's warps (SY, 0: none), per (M, L) bucket.  The straight-line step
+ * code is 70-520 KB, far beyond the instruction caches: warps that run it
+ * in step with each other share their fetches.  H100, 2026-11-26, ours
+ * IL systems/s, three alternating runs, NW 4 SY 0 -> NW 8 SY 8: 16x16
+ * 2.63-2.68e8 -> 2.82-2.86e8, 13x16 2.89-2.92e8 -> 3.07-3.1e8; SY 8 at
+ * M = 64: 32x64 1.09-1.12e7 -> 1.13e7 (the FULL copy then takes 182
+ * registers instead of 255, with the same 8 warps per SM).  Within 2%
+ * either way or slower elsewhere (8x16, 16x32, 32x32 with NW 4, 7, 8, 14
+ * or 16 and SY 2, 4 or 8), so those keep NW 4 and no barrier.  Register
+ * bounds measured no better either: M = 16 at 8 blocks per SM (64
+ * registers instead of 70-72) and M = 32 at 5 (96 instead of 122), each
+ * within 2% either way, with small spills (H100, 2026-11-25). */
+template <int M, int L> __host__ __device__ constexpr int bsq_warp_nw() { return M == 16 && L == 16 ? 8 : 4; }
+template <int M, int L> __host__ __device__ constexpr int bsq_warp_sy() { return M == 16 && L == 16 ? 8 : M == 64 ? 8 : 0; }
 
 template <typename R, int M, int L, bool FULL>
-__global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R> a)
+__global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
     typedef typename bsq_v2<R>::type V2;
     static_assert(L == 8 || L == 16 || L == 32, "team of 8, 16 or 32 lanes");
     static_assert(L <= M, "no more columns than rows in the bucket");
-    constexpr int NW = BSQ_WARP_NW;
+    constexpr int NW = bsq_warp_nw<M, L>();
     constexpr int NT = NW * 32 / L; /* teams (systems) per block */
     constexpr int NST = M - 1 + (L - 1 < M - 2 ? L - 1 : M - 2); /* steps of the M x L bucket */
     __shared__ V2 cs[2][NW * 32]; /* (c, s) of the step's rotations, by thread */
@@ -267,8 +278,17 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
      * compiler falls back to a partial unroll that indexes col at run time
      * (col then lives in local memory). */
     static_assert(NST <= 96, "one fully unrolled loop");
+    constexpr int SY = bsq_warp_sy<M, L>();
+    int nbar = 0; /* threads of the block's warps that did not return above */
+    if (SY) {
+        const int64_t left = a.count - (int64_t)blockIdx.x * NT;
+        nbar = left >= NT ? NW * 32 : (int)((left * L + 31) / 32) * 32;
+    }
 #pragma unroll
-    for (int t = 0; t < NST; t++) step(t);
+    for (int t = 0; t < NST; t++) {
+        step(t);
+        if (SY && t % SY == SY - 1) asm volatile("bar.sync 1, %0;" ::"r"(nbar) : "memory");
+    }
     {   /* square systems: row n-1 of Q^T b is lane n-2's last lower row */
         const R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
         if (k > 0 && k == jmax + 1 && k < n) bg = bu;
@@ -324,7 +344,7 @@ __global__ void __launch_bounds__(BSQ_WARP_NW * 32) bsq_k_warp(const bsq_args<R>
 
 template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, bool full, cudaStream_t st)
 {
-    constexpr int NW = BSQ_WARP_NW;
+    constexpr int NW = bsq_warp_nw<M, L>();
     const int64_t per = (int64_t)NW * 32 / L;
     const int64_t blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
