@@ -50,6 +50,9 @@ CU_BENCHES:= $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/b
 # probes: diagnostic programs (perf/probe_*.cu), built with the tests, run by hand
 CU_PROBES := $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/probe_*.cu)))
 SAMPLES   := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
+# samples that check their own results in a second or two: run by make test
+# (on the default backend) and make gpu-test (on the GPU)
+SAMPLE_CHECKS := $(BUILD)/samples/adi_heat $(BUILD)/samples/rate_fit
 
 .PHONY: all lib test gpu-test bench run samples install clean deps
 # Keep intermediate objects (test/common) between runs.
@@ -102,15 +105,16 @@ $(BUILD)/samples/%: samples/%.c $(LIB_A)
 samples: $(SAMPLES)
 
 # Each test program exits non-zero on failure; all run even if one fails.
-# The GPU tests run too (they skip, saying so, without a GPU), and the CUDA
-# benchmarks and probes are built, so that CI compiles every line of CUDA code.
-test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES)
-	@fail=0; for t in $(TESTS) $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+# The GPU tests run too (they skip, saying so, without a GPU), then the
+# self-checking samples; the CUDA benchmarks and probes and every sample are
+# built, so that CI compiles every line of CUDA code and of the samples.
+test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES) $(SAMPLES)
+	@fail=0; for t in $(TESTS) $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
 # GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend
 # (CK_FORK=no: a CUDA context does not survive Check's fork).
-gpu-test: $(GPU_TESTS) $(TESTS)
-	@fail=0; for t in $(GPU_TESTS); do echo "== $$t"; $$t || fail=1; done; \
+gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
+	@fail=0; for t in $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; \
 	echo "== gpu_gtsv with the few-long method in levels of 16-row partitions (no fused kernel), the chunk reduction on every level"; \
 	BSOLVE_GT_FUSED=0 BSOLVE_GT_LONG_L=16 BSOLVE_GT_CHUNKRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
 	echo "== gpu_gtsv (quick) with the fused kernel's block bottom on every size and its blocks looping (7 of them)"; \
