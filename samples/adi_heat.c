@@ -46,7 +46,7 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* out = (I + c D) in along the lines of `line` entries, `count` lines; entry
+/* out = (I + c D) in along `count` lines of `len` entries each; entry
  * e of line l at in[l*lstep + e*estep] (zero beyond the line's ends). */
 static void explicit_half(const double *in, double *out, int64_t count, int64_t len, int64_t lstep, int64_t estep,
                           double c)
@@ -58,6 +58,14 @@ static void explicit_half(const double *in, double *out, int64_t count, int64_t 
             const double left = e > 0 ? in[o - estep] : 0.0, right = e + 1 < len ? in[o + estep] : 0.0;
             out[o] = in[o] + c * (left - 2.0 * in[o] + right);
         }
+}
+
+/* systems of the last call whose info is not 0 */
+static int nonzero(const int32_t *info, int64_t n)
+{
+    int c = 0;
+    for (int64_t l = 0; l < n; l++) c += info[l] != 0;
+    return c;
 }
 
 static int check(bsolve_status s, const char *what)
@@ -101,18 +109,18 @@ int main(int argc, char **argv)
              check(bsolve_gt_create(ctx, BSOLVE_PREC_D, BSOLVE_GTSV_THOMAS, n, n, &fy), "bsolve_gt_create");
     int bad = 0;
     ok = ok && check(bsolve_dgttrf(ctx, dl, d, du, rows, fx, info), "bsolve_dgttrf (x)");
-    for (int64_t l = 0; ok && l < n; l++) bad += info[l] != 0;
+    if (ok) bad += nonzero(info, n);
     ok = ok && check(bsolve_dgttrf(ctx, dl, d, du, cols, fy, info), "bsolve_dgttrf (y)");
-    for (int64_t l = 0; ok && l < n; l++) bad += info[l] != 0;
+    if (ok) bad += nonzero(info, n);
 
     const double t0 = now();
     for (int64_t s = 0; ok && s < steps; s++) {
         explicit_half(u, w, n, n, 1, n, 0.5 * r); /* (I + r/2 Dyy) u: along columns */
         ok = check(bsolve_dgttrs(ctx, fx, 1, w, rows, info), "bsolve_dgttrs (x)");
-        for (int64_t l = 0; ok && l < n; l++) bad += info[l] != 0;
+        if (ok) bad += nonzero(info, n);
         explicit_half(w, u, n, n, n, 1, 0.5 * r); /* (I + r/2 Dxx) u*: along rows */
         ok = ok && check(bsolve_dgttrs(ctx, fy, 1, u, cols, info), "bsolve_dgttrs (y)");
-        for (int64_t l = 0; ok && l < n; l++) bad += info[l] != 0;
+        if (ok) bad += nonzero(info, n);
     }
     const double el = now() - t0;
     if (!ok) return 1;
