@@ -91,11 +91,11 @@ $(BUILD)/test/%: test/%.c $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) |
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
 $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)
 
-$(BUILD)/perf/%: perf/%.c $(LIB_A) | $(DEPS_STAMP)
+$(BUILD)/perf/%: perf/%.c $(LIB_A) perf/bench_plot.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
-$(BUILD)/perf/%: perf/%.cu $(LIB_A) | $(DEPS_STAMP)
+$(BUILD)/perf/%: perf/%.cu $(LIB_A) perf/bench_cuda.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< $(LIB_A) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64 -lcublas -lcusparse $(REF_LIBS) -o $@
 

@@ -28,15 +28,8 @@
 #include <vector>
 
 #include "batchsolve.h"
+#include "bench_cuda.h"
 
-#define CU(x)                                                                                        \
-    do {                                                                                             \
-        cudaError_t e_ = (x);                                                                        \
-        if (e_ != cudaSuccess) {                                                                     \
-            fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
 #define CB(x)                                                                  \
     do {                                                                       \
         cublasStatus_t s_ = (x);                                               \
@@ -45,45 +38,6 @@
             exit(1);                                                           \
         }                                                                      \
     } while (0)
-#define BS(x)                                                                                       \
-    do {                                                                                            \
-        bsolve_status s_ = (x);                                                                     \
-        if (s_ != BSOLVE_SUCCESS) {                                                                 \
-            fprintf(stderr, "batchsolve error %d at %s:%d: %s\n", (int)s_, __FILE__, __LINE__,      \
-                    bsolve_ctx_message(ctx));                                                       \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
-
-template <typename R> __global__ void k_fill(R *p, size_t cnt, uint64_t seed)
-{
-    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < cnt; t += (size_t)gridDim.x * blockDim.x) {
-        uint64_t x = (t + 1) * 0x9e3779b97f4a7c15ULL ^ seed;
-        x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 27; x *= 0x94d049bb133111ebULL; x ^= x >> 33;
-        double u = (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-        p[t] = (R)(u == 0 ? 0.5 : u);
-    }
-}
-/* interleaved -> column-major contiguous (reference copy for cuBLAS and our col-major case) */
-template <typename R> __global__ void k_il2cm(const R *src, R *dst, int n, int64_t batch)
-{
-    const int64_t nn = (int64_t)n * n;
-    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < nn * batch; t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = t / nn, e = t - k * nn;
-        dst[t] = src[e * batch + k];
-    }
-}
-template <typename R> __global__ void k_ptrs(R **p, R *base, int64_t stride, int64_t batch)
-{
-    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < batch; k += (int64_t)gridDim.x * blockDim.x)
-        p[k] = base + k * stride;
-}
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 struct Row {
     std::string prec, variant;
@@ -92,33 +46,6 @@ struct Row {
     double ms, sps, gbs, pct_floor, vs_cublas;
 };
 static std::vector<Row> rows;
-static int NRUNS = 5;
-
-/* Times f() (device work on the default stream) with events: warm-up, median. */
-template <typename F, typename P> static double time_ms(F f, P prep)
-{
-    cudaEvent_t a, b;
-    CU(cudaEventCreate(&a));
-    CU(cudaEventCreate(&b));
-    prep();
-    f();
-    CU(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int r = 0; r < NRUNS; r++) {
-        prep();
-        CU(cudaEventRecord(a, 0));
-        f();
-        CU(cudaEventRecord(b, 0));
-        CU(cudaEventSynchronize(b));
-        float ms;
-        CU(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    CU(cudaGetLastError());
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return median(t);
-}
 
 static bsolve_status gesv(bsolve_ctx *c, float, bsolve_pivot p, int64_t n, int64_t batch, const float *A,
                           bsolve_layout la, float *B, bsolve_layout lb, int32_t *info)
@@ -169,7 +96,7 @@ template <typename R> static void bench_n(bsolve_ctx *ctx, cublasHandle_t h, int
     CU(cudaMalloc(&pB, batch * sizeof(R *)));
     k_fill<R><<<4096, 256>>>(A, nn * batch, 12345 + n);
     k_fill<R><<<4096, 256>>>(B0, n * batch, 999 + n);
-    k_il2cm<R><<<4096, 256>>>(A, Acm, n, batch);
+    k_il2cm<R><<<4096, 256>>>(A, Acm, nn, batch);
     k_ptrs<R><<<1024, 256>>>(pA, Awork, nn, batch);
     k_ptrs<R><<<1024, 256>>>(pB, Bcm, n, batch);
     CU(cudaDeviceSynchronize());
