@@ -559,16 +559,21 @@ static const gt_long_cfg &gt_long_conf()
 }
 
 /* log2 of the partition rows of a level (BSOLVE_GT_LONG_L=8 or 16 forces
- * it): 8 rows for GIVENS, and for the others below 2^25 equations, else 16.
- * H100, 2026-11-25, same binary, 1e9 equations/s 16 -> 8 rows: THOMAS 2^16
- * x 16 19.3 -> 21.3, 2^18 x 4 18.2 -> 21.0, 2^20 x 1 16.4 -> 18.4, 2^22 x 1
- * 25.9 -> 27.7, but 2^20 x 64 34.0 -> 33.3 and 2^22 x 64 34.5 -> 33.9;
- * GIVENS 8-25% faster at every size (its 16-row sweep is register-bound). */
+ * it): 8 rows for GIVENS, and for the others below 2^25 equations (PARTIAL:
+ * 2^24), else 16.  H100, 2026-11-25, same binary, 1e9 equations/s 16 -> 8
+ * rows: THOMAS 2^16 x 16 19.3 -> 21.3, 2^18 x 4 18.2 -> 21.0, 2^20 x 1
+ * 16.4 -> 18.4, 2^22 x 1 25.9 -> 27.7, but 2^20 x 64 34.0 -> 33.3 and 2^22
+ * x 64 34.5 -> 33.9; GIVENS 8-25% faster at every size (its 16-row sweep is
+ * register-bound).  PARTIAL at 2^24 equations (H100, 2026-11-26, three
+ * alternating runs, 8 -> 16 rows): 2^18 x 64 32.2 -> 32.8-32.9, 2^20 x 16
+ * 31.3-31.5 -> 32.6-32.8, 2^22 x 4 31.3-31.4 -> 32.0-32.3; at 2^22 still
+ * slower (2^18 x 16 27.7 -> 26.8-27.0, 2^22 x 1 27.7-28.0 -> 25.9-26.2). */
 static inline int gt_long_lsh(int method, int64_t m, int64_t batch)
 {
     const int L = gt_long_conf().L;
     if (L == 8 || L == 16) return L == 8 ? 3 : 4;
-    return method == BSOLVE_GTSV_GIVENS || m * batch < ((int64_t)1 << 25) ? 3 : 4;
+    const int64_t big = (int64_t)1 << (method == BSOLVE_GTSV_PARTIAL ? 24 : 25);
+    return method == BSOLVE_GTSV_GIVENS || m * batch < big ? 3 : 4;
 }
 
 /* The rest of a shape from its partitions per chunk P. */
