@@ -32,7 +32,9 @@
  *      tree on the lane index; g, the lower one, is the r of its previous
  *      step, see below)
  *      and computes (c, s, r) with bsq_rot -- the step's reciprocal square
- *      roots run in parallel over the lanes;
+ *      roots run in parallel over the lanes (at 8 lanes per system,
+ *      bsq_rot_warp: the same rotation without the rare cases' code when a
+ *      warp vote finds none);
  *   2. lane j stores (c, s) in shared memory (one 16-byte store; two
  *      buffers by step parity, so one __syncwarp per step suffices);
  *   3. lane j rotates the two rows of b it holds (one more shuffle);
