@@ -91,7 +91,7 @@ template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
 template <int M, int L> __host__ __device__ constexpr int bsq_warp_nw() { return M == 16 && L == 16 ? 8 : 4; }
 template <int M, int L> __host__ __device__ constexpr int bsq_warp_sy() { return M == 16 && L == 16 ? 8 : M == 64 ? 8 : 0; }
 
-#ifndef BSQ_WARP_FAST
+#ifndef BSQ_WARP_FAST /* 0: bsq_rot on every bucket (A/B builds) */
 #define BSQ_WARP_FAST 1
 #endif
 template <typename R, int M, int L, bool FULL>
@@ -247,10 +247,11 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
         R c, s, r;
         /* the warp-uniform fast path at 8 lanes per system only: H100,
          * 2026-11-26, ours IL systems/s, three alternating runs, bsq_rot ->
-         * bsq_rot_warp: 8x16 7.4-7.5e8 -> 7.8-7.9e8, 8x32 2.9-3.0e8 ->
-         * 3.1e8, but 16x32 1.10-1.15e8 -> 1.02-1.03e8 and 32x32, 30x32,
-         * 24x32, 17x32 4-7% slower (a branch per step splits the
-         * straight-line code that ptxas schedules across steps) */
+         * bsq_rot_warp: 8x16 7.4-7.5e8 -> 7.6-7.7e8, 8x32 3.0e8 -> 3.3e8,
+         * 6x24 and 8x24 +11-12%, 5x32 +15%; on the other buckets 16x32
+         * 1.10-1.15e8 -> 1.02-1.03e8 and 32x32, 30x32, 24x32, 17x32 4-7%
+         * slower (a branch per step splits the straight-line code that
+         * ptxas schedules across steps; perf/NOTES-qr-gpu.md attempt 11) */
         if constexpr (BSQ_WARP_FAST && M <= 32 && L == 8) r = bsq_rot_warp<R>(f, g, c, s, act);
         else r = bsq_rot<R>(f, g, c, s);
         V2 q;
