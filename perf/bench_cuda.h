@@ -1,9 +1,9 @@
 /*
- * bench_cuda.h -- what the CUDA benchmarks against cuBLAS (perf/bench_gpu.cu,
- * perf/bench_qr_gpu.cu) share: checks that end the program on a failed
- * call, the random fill of their inputs, the copies that give cuBLAS its
- * column-major systems and pointer arrays, and the event timing (one
- * warm-up, median of NRUNS).
+ * bench_cuda.h -- what the CUDA benchmarks and probes in perf/ share:
+ * checks that end the program on a failed call and the median; for those
+ * against cuBLAS (bench_gpu.cu, bench_qr_gpu.cu) also the random fill of
+ * their inputs, the copies that give cuBLAS its column-major systems and
+ * pointer arrays, and the event timing (one warm-up, median of NRUNS).
  */
 #ifndef BSI_BENCH_CUDA_H
 #define BSI_BENCH_CUDA_H
@@ -63,9 +63,9 @@ template <typename R> __global__ void k_ptrs(R **p, R *base, int64_t stride, int
         p[k] = base + k * stride;
 }
 
-static int NRUNS = 5; /* BSOLVE_BENCH_RUNS */
+inline int NRUNS = 5; /* BSOLVE_BENCH_RUNS */
 
-static double median(std::vector<double> v)
+inline double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];

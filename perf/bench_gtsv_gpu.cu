@@ -28,15 +28,8 @@
 #include <vector>
 
 #include "batchsolve.h"
+#include "bench_cuda.h"
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 #define CS(x)                                                                              \
     do {                                                                                   \
         cusparseStatus_t s_ = (x);                                                         \
@@ -83,7 +76,7 @@ struct Bufs {
 static void regen(const Bufs &B, bool rhs)
 {
     k_gen<<<2048, 256>>>(B.n, B.dl, B.d, B.du, rhs ? B.b : nullptr);
-    CK(cudaGetLastError());
+    CU(cudaGetLastError());
 }
 
 /* Median time (s) of fn() over reps runs after one warm-up; prep() untimed before each. */
@@ -95,14 +88,14 @@ template <typename F, typename P> static double timeit(F fn, P prep)
     std::vector<float> t;
     for (int r = 0; r <= reps; r++) {
         prep();
-        CK(cudaDeviceSynchronize());
+        CU(cudaDeviceSynchronize());
         cudaEventRecord(a);
         if (fn() != 0) {
             cudaEventDestroy(a), cudaEventDestroy(b);
             return -1;
         }
         cudaEventRecord(b);
-        CK(cudaEventSynchronize(b));
+        CU(cudaEventSynchronize(b));
         float ms;
         cudaEventElapsedTime(&ms, a, b);
         if (r) t.push_back(ms);
@@ -193,7 +186,7 @@ int main(int argc, char **argv)
         return 0;
     }
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    CU(cudaGetDeviceProperties(&prop, 0));
     cusparseHandle_t h;
     if (cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) return 1;
     FILE *f = fopen(csv, "w");
@@ -203,13 +196,13 @@ int main(int argc, char **argv)
     const int64_t maxn = (int64_t)64 << 22;
     Bufs B;
     B.n = maxn;
-    CK(cudaMalloc(&B.dl, 8 * maxn));
-    CK(cudaMalloc(&B.d, 8 * maxn));
-    CK(cudaMalloc(&B.du, 8 * maxn));
-    CK(cudaMalloc(&B.b, 8 * maxn));
-    CK(cudaMalloc(&B.x, 8 * maxn));
+    CU(cudaMalloc(&B.dl, 8 * maxn));
+    CU(cudaMalloc(&B.d, 8 * maxn));
+    CU(cudaMalloc(&B.du, 8 * maxn));
+    CU(cudaMalloc(&B.b, 8 * maxn));
+    CU(cudaMalloc(&B.x, 8 * maxn));
     int32_t *info;
-    CK(cudaMalloc(&info, 4 * (int64_t)(1 << 22)));
+    CU(cudaMalloc(&info, 4 * (int64_t)(1 << 22)));
     regen(B, true);
 
     auto table = [&](const char *regime, const std::vector<std::pair<int64_t, int64_t>> &shapes, const int *sols,

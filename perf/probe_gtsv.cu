@@ -24,15 +24,7 @@
 #include <cuda_runtime.h>
 
 #include "batchsolve.h"
-
-#define CK(x)                                                                                                      \
-    do {                                                                                                           \
-        cudaError_t e_ = (x);                                                                                      \
-        if (e_ != cudaSuccess) {                                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                          \
-            exit(1);                                                                                               \
-        }                                                                                                          \
-    } while (0)
+#include "bench_cuda.h"
 
 /* diagonally dominant, varied: the partition method never falls back */
 __global__ void k_fill(int64_t n, uint64_t seed, double *dl, double *d, double *du, double *b)
@@ -43,12 +35,6 @@ __global__ void k_fill(int64_t n, uint64_t seed, double *dl, double *d, double *
         const double u = (double)(z >> 11) * 0x1.0p-53;
         dl[i] = u - 0.5, du[i] = 0.25 - u, d[i] = 2.0 + u, b[i] = 1.0 - 2 * u;
     }
-}
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 int main(int argc, char **argv)
@@ -69,11 +55,11 @@ int main(int argc, char **argv)
     bsolve_ctx *gctx[NG];
     cudaStream_t gst[NG];
     cudaEvent_t fork, join[NG];
-    CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CU(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
     for (int g = 0; g < NG; g++) {
         if (bsolve_ctx_create(&gctx[g], BSOLVE_BACKEND_CUDA) != BSOLVE_SUCCESS) return 1;
-        CK(cudaStreamCreateWithFlags(&gst[g], cudaStreamNonBlocking));
-        CK(cudaEventCreateWithFlags(&join[g], cudaEventDisableTiming));
+        CU(cudaStreamCreateWithFlags(&gst[g], cudaStreamNonBlocking));
+        CU(cudaEventCreateWithFlags(&join[g], cudaEventDisableTiming));
         bsolve_ctx_set_stream(gctx[g], gst[g]);
     }
     printf("%10s %6s %9s %9s %9s %9s %10s %9s %9s\n", "m", "batch", "host_us", "iso_us", "b2b_us", "ptrq_us",
@@ -83,11 +69,11 @@ int main(int argc, char **argv)
         const int64_t n = m * batch;
         double *p;
         int32_t *info;
-        CK(cudaMalloc(&p, 4 * n * sizeof(double)));
-        CK(cudaMalloc(&info, batch * sizeof(int32_t)));
+        CU(cudaMalloc(&p, 4 * n * sizeof(double)));
+        CU(cudaMalloc(&info, batch * sizeof(int32_t)));
         double *dl = p, *d = p + n, *du = p + 2 * n, *b = p + 3 * n;
         k_fill<<<1024, 256>>>(n, 12345, dl, d, du, b);
-        CK(cudaGetLastError());
+        CU(cudaGetLastError());
         const bsolve_tlayout l = bsolve_tlayout_contiguous(m, m);
         auto call = [&] {
             if (bsolve_dgtsv(ctx, BSOLVE_GTSV_THOMAS, m, 1, batch, dl, d, du, l, b, l, info) != BSOLVE_SUCCESS) {
@@ -96,77 +82,77 @@ int main(int argc, char **argv)
             }
         };
         cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
+        CU(cudaEventCreate(&e0));
+        CU(cudaEventCreate(&e1));
         auto split = [&](int ng) {
             const long long bg = batch / ng;
-            CK(cudaEventRecord(fork, 0));
+            CU(cudaEventRecord(fork, 0));
             for (int g = 0; g < ng; g++) {
                 const int64_t o = g * bg * m;
-                CK(cudaStreamWaitEvent(gst[g], fork, 0));
+                CU(cudaStreamWaitEvent(gst[g], fork, 0));
                 if (bsolve_dgtsv(gctx[g], BSOLVE_GTSV_THOMAS, m, 1, bg, dl + o, d + o, du + o, l, b + o, l,
                                  info + g * bg) != BSOLVE_SUCCESS) {
                     fprintf(stderr, "bsolve: %s\n", bsolve_ctx_message(gctx[g]));
                     exit(1);
                 }
-                CK(cudaEventRecord(join[g], gst[g]));
-                CK(cudaStreamWaitEvent(0, join[g], 0));
+                CU(cudaEventRecord(join[g], gst[g]));
+                CU(cudaStreamWaitEvent(0, join[g], 0));
             }
         };
         std::vector<double> host, iso, b2b, ptrq, sp[2];
         call();
         for (int r = 0; r < 21; r++) {
-            CK(cudaDeviceSynchronize());
-            CK(cudaEventRecord(e0));
+            CU(cudaDeviceSynchronize());
+            CU(cudaEventRecord(e0));
             const auto t0 = std::chrono::steady_clock::now();
             call();
             const auto t1 = std::chrono::steady_clock::now();
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
+            CU(cudaEventRecord(e1));
+            CU(cudaEventSynchronize(e1));
             float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
+            CU(cudaEventElapsedTime(&ms, e0, e1));
             host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
             iso.push_back(ms * 1e3);
-            CK(cudaEventRecord(e0));
+            CU(cudaEventRecord(e0));
             for (int k = 0; k < 20; k++) call();
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaEventElapsedTime(&ms, e0, e1));
+            CU(cudaEventRecord(e1));
+            CU(cudaEventSynchronize(e1));
+            CU(cudaEventElapsedTime(&ms, e0, e1));
             b2b.push_back(ms * 1e3 / 20);
             const void *ptrs[5] = {dl, d, du, b, info};
             const auto q0 = std::chrono::steady_clock::now();
             for (const void *q : ptrs) {
                 cudaPointerAttributes at;
-                CK(cudaPointerGetAttributes(&at, q));
+                CU(cudaPointerGetAttributes(&at, q));
             }
             ptrq.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - q0).count());
             for (int i = 0; i < 2; i++) {
                 const int ng = 2 << i;
                 if (batch % ng) continue;
                 if (r == 0) split(ng); /* warm the groups' workspaces */
-                CK(cudaDeviceSynchronize());
-                CK(cudaEventRecord(e0));
+                CU(cudaDeviceSynchronize());
+                CU(cudaEventRecord(e0));
                 split(ng);
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaEventElapsedTime(&ms, e0, e1));
+                CU(cudaEventRecord(e1));
+                CU(cudaEventSynchronize(e1));
+                CU(cudaEventElapsedTime(&ms, e0, e1));
                 sp[i].push_back(ms * 1e3);
             }
         }
         const double ti = median(iso);
         printf("%10lld %6lld %9.1f %9.1f %9.1f %9.1f %10.2f %9.1f %9.1f\n", m, batch, median(host), ti, median(b2b),
                median(ptrq), n / ti * 1e-3, sp[0].empty() ? 0.0 : median(sp[0]), sp[1].empty() ? 0.0 : median(sp[1]));
-        CK(cudaEventDestroy(e0));
-        CK(cudaEventDestroy(e1));
-        CK(cudaFree(p));
-        CK(cudaFree(info));
+        CU(cudaEventDestroy(e0));
+        CU(cudaEventDestroy(e1));
+        CU(cudaFree(p));
+        CU(cudaFree(info));
     }
     for (int g = 0; g < NG; g++) {
         bsolve_ctx_destroy(gctx[g]);
-        CK(cudaStreamDestroy(gst[g]));
-        CK(cudaEventDestroy(join[g]));
+        CU(cudaStreamDestroy(gst[g]));
+        CU(cudaEventDestroy(join[g]));
     }
-    CK(cudaEventDestroy(fork));
+    CU(cudaEventDestroy(fork));
     bsolve_ctx_destroy(ctx);
     return 0;
 }
