@@ -113,9 +113,11 @@ template <typename R, int T, int OP> static cudaError_t bsq_launch_t(const bsq_a
  * bucket fits in about 80 doubles (160 floats) of registers: gels with
  * nrhs = 1, and geqrf.  Buckets: FP64 n <= 4 with m <= 4, 8, 12, 16, and
  * n <= 8 with m <= 8; FP32 also n <= 8 with m <= 12, 16, and n <= 12 with
- * m <= 12.  BSOLVE_QR_REG=0 in the environment turns it off (the team
- * kernel everywhere: A/B comparisons), =1 keeps it to INTERLEAVED A and B,
- * unset or other values: every layout. */
+ * m <= 12; FP64 gels on a shape equal to its bucket (m = M > 4, n = N)
+ * takes the wavefront copy (bsq_k_regw).  BSOLVE_QR_REG=0 in the
+ * environment turns it off (the team kernel everywhere: A/B comparisons),
+ * =1 keeps it to INTERLEAVED A and B, unset or other values: every
+ * layout. */
 static int bsq_reg_env()
 {
     static const int r = bsi_env_int("BSOLVE_QR_REG", -1);
@@ -138,9 +140,24 @@ static int bsq_reg_bucket(int m, int n, int nrhs, int op, size_t es, int a_il, i
     return M * 64 + N;
 }
 
+/* BSOLVE_QR_WAVE=0: the column-order kernel for shapes equal to their
+ * bucket too (A/B comparisons) */
+static int bsq_wave_env()
+{
+    static const int r = bsi_env_int("BSOLVE_QR_WAVE", -1);
+    return r;
+}
+
 template <typename R, int M, int N, int OP> static cudaError_t bsq_launch_reg_t(const bsq_args<R> &a, cudaStream_t st)
 {
     const unsigned blocks = (unsigned)((a.count + 127) / 128);
+    /* the wavefront copy where it was measured faster: FP64 gels, m = M > 4, n = N */
+    if constexpr (sizeof(R) == 8 && OP == BSQ_GELS && M > 4) {
+        if (a.m == M && a.n == N && bsq_wave_env() != 0) {
+            bsq_k_regw<R, M, N><<<blocks, 128, 0, st>>>(a);
+            return cudaGetLastError();
+        }
+    }
     bsq_k_reg<R, M, N, OP><<<blocks, 128, 0, st>>>(a);
     return cudaGetLastError();
 }

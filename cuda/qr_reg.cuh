@@ -12,7 +12,8 @@
  * the rotations computed are exactly those of the m x n system; padded
  * columns receive the rotations of real columns (zeros stay zeros, nothing
  * reads them).  The rotations run in column order (column j, row i = m-1
- * down to j+1), the order of the factor format and the CPU backend.
+ * down to j+1), the order of the factor format and the CPU backend; for a
+ * shape equal to its bucket, FP64 gels runs the wavefront copy below.
  *
  * Memory: straight global loads through bsi_view (INTERLEAVED: consecutive
  * threads on consecutive addresses; other layouts: each thread walks its
@@ -24,88 +25,17 @@
 
 #include "qr_team.cuh"
 
+/* Rank test on the factored system (R in A's upper triangle, Q^T b in b),
+ * then geqrf's factors or gels' back substitution and output, shared by the
+ * column-order and the wavefront kernels. */
 template <typename R, int M, int N, int OP>
-__global__ void __launch_bounds__(128) bsq_k_reg(const bsq_args<R> a)
+__device__ __forceinline__ void bsq_reg_finish(const bsq_args<R> &a, const int64_t sys, R (&A)[M][N], R (&b)[M],
+                                               const int m, const int n, const int nf, const R sa, const R sb)
 {
     typedef bsq_lim<R> L;
-    const int64_t sys = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (sys >= a.count) return;
-    const int m = a.m, n = a.n;
-    R A[M][N], b[M];
-    {
-        const R *Ap = a.A + sys * a.va.ks;
-#pragma unroll
-        for (int j = 0; j < N; j++)
-#pragma unroll
-            for (int i = 0; i < M; i++)
-                A[i][j] = (i < m && j < n) ? __ldg(Ap + (i * a.va.is + j * a.va.js)) : R(0);
-        if (OP == BSQ_GELS) {
-            const R *Bp = a.B + sys * a.vb.ks;
-#pragma unroll
-            for (int i = 0; i < M; i++) b[i] = i < m ? Bp[i * a.vb.is] : R(0);
-        }
-    }
-
-    /* non-finite entries and the power-of-two scalings (as qr_team.cuh) */
-    int nf = 0;
-    R mxa = R(0), mxb = R(0);
-#pragma unroll
-    for (int i = 0; i < M; i++) {
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-            nf |= !isfinite(A[i][j]);
-            mxa = fmax(mxa, fabs(A[i][j]));
-        }
-        if (OP == BSQ_GELS) {
-            nf |= !isfinite(b[i]);
-            mxb = fmax(mxb, fabs(b[i]));
-        }
-    }
-    R sa = R(1), sb = R(1), da = R(1), db = R(1);
-    if (!(mxa >= L::safelo() && mxa <= L::safehi())) L::pow2(mxa, da, sa);
-    if (OP == BSQ_GELS && !(mxb >= L::safelo() && mxb <= L::safehi())) L::pow2(mxb, db, sb);
-    if (da != R(1))
-#pragma unroll
-        for (int i = 0; i < M; i++)
-#pragma unroll
-            for (int j = 0; j < N; j++) A[i][j] *= da;
-    if (OP == BSQ_GELS && db != R(1))
-#pragma unroll
-        for (int i = 0; i < M; i++) b[i] *= db;
-
-    const int RO = n * n, RD = RO + 2 * (n * (m - 1) - n * (n - 1) / 2);
+    const int RD = n * n + 2 * (n * (m - 1) - n * (n - 1) / 2);
     R *Fs = OP == BSQ_GEQRF ? a.F + sys : nullptr;
     const int64_t fld = a.fld;
-
-    /* Givens rotations in column order */
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-        if (j >= n) break;
-#pragma unroll
-        for (int i = M - 1; i > j; i--) {
-            if (i < m) {
-                R c, s;
-                A[i - 1][j] = bsq_rot<R>(A[i - 1][j], A[i][j], c, s);
-                if (OP == BSQ_GEQRF) {
-                    const int g = j * (m - 1) - j * (j - 1) / 2 + (m - 1 - i);
-                    Fs[(int64_t)(RO + 2 * g) * fld] = c;
-                    Fs[(int64_t)(RO + 2 * g + 1) * fld] = s;
-                }
-#pragma unroll
-                for (int k = j + 1; k < N; k++) {
-                    const R x = A[i - 1][k], y = A[i][k];
-                    A[i - 1][k] = c * x + s * y;
-                    A[i][k] = c * y - s * x;
-                }
-                if (OP == BSQ_GELS) {
-                    const R x = b[i - 1], y = b[i];
-                    b[i - 1] = c * x + s * y;
-                    b[i] = c * y - s * x;
-                }
-            }
-        }
-    }
-
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)|| */
     int zl = 0x7fffffff;
     R rdv[N];
@@ -162,6 +92,215 @@ __global__ void __launch_bounds__(128) bsq_k_reg(const bsq_args<R> a)
             if (r < m) Bp[r * a.vb.is] = inf != 0 ? L::nan() : b[r] * (r < n ? sx : sb);
         a.info[sys] = inf;
     }
+}
+
+template <typename R, int M, int N, int OP>
+__global__ void __launch_bounds__(128) bsq_k_reg(const bsq_args<R> a)
+{
+    typedef bsq_lim<R> L;
+    const int64_t sys = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (sys >= a.count) return;
+    const int m = a.m, n = a.n;
+    R A[M][N], b[M];
+    {
+        const R *Ap = a.A + sys * a.va.ks;
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int i = 0; i < M; i++)
+                A[i][j] = (i < m && j < n) ? __ldg(Ap + (i * a.va.is + j * a.va.js)) : R(0);
+        if (OP == BSQ_GELS) {
+            const R *Bp = a.B + sys * a.vb.ks;
+#pragma unroll
+            for (int i = 0; i < M; i++) b[i] = i < m ? Bp[i * a.vb.is] : R(0);
+        }
+    }
+
+    /* non-finite entries and the power-of-two scalings (as qr_team.cuh) */
+    int nf = 0;
+    R mxa = R(0), mxb = R(0);
+#pragma unroll
+    for (int i = 0; i < M; i++) {
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            nf |= !isfinite(A[i][j]);
+            mxa = fmax(mxa, fabs(A[i][j]));
+        }
+        if (OP == BSQ_GELS) {
+            nf |= !isfinite(b[i]);
+            mxb = fmax(mxb, fabs(b[i]));
+        }
+    }
+    R sa = R(1), sb = R(1), da = R(1), db = R(1);
+    if (!(mxa >= L::safelo() && mxa <= L::safehi())) L::pow2(mxa, da, sa);
+    if (OP == BSQ_GELS && !(mxb >= L::safelo() && mxb <= L::safehi())) L::pow2(mxb, db, sb);
+    if (da != R(1))
+#pragma unroll
+        for (int i = 0; i < M; i++)
+#pragma unroll
+            for (int j = 0; j < N; j++) A[i][j] *= da;
+    if (OP == BSQ_GELS && db != R(1))
+#pragma unroll
+        for (int i = 0; i < M; i++) b[i] *= db;
+
+    const int RO = n * n;
+    R *Fs = OP == BSQ_GEQRF ? a.F + sys : nullptr;
+    const int64_t fld = a.fld;
+
+    /* Givens rotations in column order */
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        if (j >= n) break;
+#pragma unroll
+        for (int i = M - 1; i > j; i--) {
+            if (i < m) {
+                R c, s;
+                A[i - 1][j] = bsq_rot<R>(A[i - 1][j], A[i][j], c, s);
+                if (OP == BSQ_GEQRF) {
+                    const int g = j * (m - 1) - j * (j - 1) / 2 + (m - 1 - i);
+                    Fs[(int64_t)(RO + 2 * g) * fld] = c;
+                    Fs[(int64_t)(RO + 2 * g + 1) * fld] = s;
+                }
+#pragma unroll
+                for (int k = j + 1; k < N; k++) {
+                    const R x = A[i - 1][k], y = A[i][k];
+                    A[i - 1][k] = c * x + s * y;
+                    A[i][k] = c * y - s * x;
+                }
+                if (OP == BSQ_GELS) {
+                    const R x = b[i - 1], y = b[i];
+                    b[i - 1] = c * x + s * y;
+                    b[i] = c * y - s * x;
+                }
+            }
+        }
+    }
+
+    bsq_reg_finish<R, M, N, OP>(a, sys, A, b, m, n, nf, sa, sb);
+}
+
+/* ---- wavefront copy (shapes equal to their bucket) ---------------------------------
+ * gels with nrhs = 1 for m = M, n = N, with the rotations in the
+ * Sameh-Kuck order of the other kernels (rotation (i, j) at step M-1-i+2j;
+ * each meets the operands it meets in column order, qr_team.cuh) instead of
+ * column by column, and no run-time guard.  Why: in column order every
+ * rotation waits for the one before it (its g is that rotation's r), so a
+ * thread runs one long dependent chain, and the guards cut the code into
+ * one block per rotation; here the rotations of a step are independent and
+ * the whole factorization is one block of straight-line code that the
+ * scheduler interleaves.  Rows are loaded where they are first needed (row
+ * i at step M-2-i; the compiler is free to hoist them).  H100/H200,
+ * 2026-11-26, FP64 gels, systems/s, column order -> wavefront: 4x8 (n x m)
+ * 4.7-4.9e9 -> 6.6e9, 4x12 2.7e9 -> 3.7e9, 4x16 1.5e9 -> 3.0e9, 8x8 2.6e9 ->
+ * 3.2e9; but 4x4 1.8e10 -> 1.6e10 (at 86% of the copy floor already), so not
+ * there (qr.cu).
+ *
+ * The power-of-two scaling needs max |A| before the first rotation, which
+ * the lazy loads do not know: the fast pass runs unscaled and tracks the
+ * largest exponent of A and of b as it loads (an integer max of the high
+ * words; NaN and Inf land above the range); if either is outside the safe
+ * range the system is redone by the scaled pass (SCALE), which reads A and
+ * b twice.  Both take the team kernel's scaling decisions, so the result
+ * is the same whichever runs.
+ *
+ * Tried and not kept (perf/NOTES-qr-gpu.md attempt 12): general copies
+ * (padded rows made identities by selects, padded columns as exact
+ * identities) -- they spill and ran 1.2-1.4x slower than column order; and
+ * 16 x 8 (n x m 8 x 16), about 90 doubles live at the peak: 255 registers,
+ * 8 warps per SM, 0.85x the column-per-lane kernel. */
+template <typename R> struct bsq_hw;
+template <> struct bsq_hw<double> {
+    static __device__ __forceinline__ unsigned key(double x) { return (unsigned)__double2hiint(x) & 0x7fffffffu; }
+    /* fast iff lo <= key(max) < hi: conservative at 2^64 (low word unseen) */
+    static __device__ __forceinline__ unsigned lo() { return (unsigned)__double2hiint(0x1p-64); }
+    static __device__ __forceinline__ unsigned hi() { return (unsigned)__double2hiint(0x1p+64); }
+};
+template <> struct bsq_hw<float> {
+    static __device__ __forceinline__ unsigned key(float x) { return (unsigned)__float_as_int(x) & 0x7fffffffu; }
+    static __device__ __forceinline__ unsigned lo() { return (unsigned)__float_as_int(0x1p-16f); }
+    static __device__ __forceinline__ unsigned hi() { return (unsigned)__float_as_int(0x1p+16f) + 1u; }
+};
+
+template <typename R, int M, int N, bool SCALE>
+__device__ __forceinline__ bool bsq_regw(const bsq_args<R> &a, const int64_t sys)
+{
+    typedef bsq_lim<R> L;
+    typedef bsq_hw<R> H;
+    constexpr int m = M, n = N;
+    const R *Ap = a.A + sys * a.va.ks;
+    const R *Bq = a.B + sys * a.vb.ks;
+    int nf = 0;
+    R sa = R(1), sb = R(1), da = R(1), db = R(1);
+    if (SCALE) {
+        R mxa = R(0), mxb = R(0);
+#pragma unroll
+        for (int i = 0; i < M; i++) {
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                const R x = __ldg(Ap + (i * a.va.is + j * a.va.js));
+                nf |= !isfinite(x);
+                mxa = fmax(mxa, fabs(x));
+            }
+            const R x = Bq[i * a.vb.is];
+            nf |= !isfinite(x);
+            mxb = fmax(mxb, fabs(x));
+        }
+        if (!(mxa >= L::safelo() && mxa <= L::safehi())) L::pow2(mxa, da, sa);
+        if (!(mxb >= L::safelo() && mxb <= L::safehi())) L::pow2(mxb, db, sb);
+    }
+    unsigned ha = 0, hb = 0;
+    R A[M][N], b[M];
+    auto ldrow = [&](const int i) __attribute__((always_inline)) {
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            R x = __ldg(Ap + (i * a.va.is + j * a.va.js));
+            if (SCALE) x *= da;
+            else ha = max(ha, H::key(x));
+            A[i][j] = x;
+        }
+        R x = Bq[i * a.vb.is];
+        if (SCALE) x *= db;
+        else hb = max(hb, H::key(x));
+        b[i] = x;
+    };
+
+    /* rotation (i, j): rows i-1 and i, zeroing A(i,j) */
+    auto rot = [&](const int i, const int j) __attribute__((always_inline)) {
+        R c, s;
+        A[i - 1][j] = bsq_rot<R>(A[i - 1][j], A[i][j], c, s);
+#pragma unroll
+        for (int k = j + 1; k < N; k++) {
+            const R x = A[i - 1][k], y = A[i][k];
+            A[i - 1][k] = fma(c, x, s * y);
+            A[i][k] = fma(c, y, -(s * x));
+        }
+        const R x = b[i - 1], y = b[i];
+        b[i - 1] = fma(c, x, s * y);
+        b[i] = fma(c, y, -(s * x));
+    };
+    ldrow(M - 1);
+#pragma unroll
+    for (int t = 0; t < M + N - 2; t++) {
+        if (M - 2 - t >= 0) ldrow(M - 2 - t);
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            const int i = M - 1 + 2 * j - t;
+            if (i > j && i < M) rot(i, j);
+        }
+    }
+    if (!SCALE && !(ha >= H::lo() && ha < H::hi() && hb >= H::lo() && hb < H::hi()))
+        return false;
+
+    bsq_reg_finish<R, M, N, BSQ_GELS>(a, sys, A, b, m, n, nf, sa, sb);
+    return true;
+}
+
+template <typename R, int M, int N>
+__global__ void __launch_bounds__(128) bsq_k_regw(const bsq_args<R> a)
+{
+    const int64_t sys = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (sys >= a.count) return;
+    if (!bsq_regw<R, M, N, false>(a, sys)) bsq_regw<R, M, N, true>(a, sys);
 }
 
 #endif

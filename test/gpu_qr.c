@@ -22,7 +22,8 @@
  * nrhs 1..3 (and 11: several passes); batch 1, 33, 10007; every layout of
  * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float); and
  * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 64, n <= 32)
- * and beyond them (n <= 64).
+ * and beyond them (n <= 64); and nrhs = 1 on the register kernel's
+ * buckets whose shape equals the bucket (its wavefront copy), at 1e+-300 too.
  * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer; make
  * gpu-test also runs it with every shape forced onto the team kernel with
  * teams of 64 and 256 threads (BSOLVE_QR_REG=0 BSOLVE_QR_WARP=0
@@ -410,6 +411,17 @@ int main(void)
             const bsolve_layout_kind ka = (bsolve_layout_kind)(t % 3), kb = (bsolve_layout_kind)((t / 3) % 3);
             const int64_t batch = quick ? 37 : (a % 3 == 0 ? 301 : a % 3 == 1 ? 37 : 1);
             run_case(cpu, gpu, us, dbl, m, n, 1, batch, ka, kb, t % 2, 1.0, 0);
+        }
+    /* the register kernel's wavefront copy (qr_reg.cuh: FP64 gels, nrhs = 1,
+     * shapes equal to their bucket; float runs the column-order kernel on the
+     * same shapes), its scaled pass (1e+-300) included */
+    static const int rsh[][2] = {{8, 4}, {12, 4}, {16, 4}, {8, 8}};
+    for (int a = 0; a < 4; a++)
+        for (int e = 0; e < 3; e++, t++) {
+            const bsolve_layout_kind ka = (bsolve_layout_kind)(t % 3), kb = (bsolve_layout_kind)((t / 3) % 3);
+            const double sc = e == 0 ? 1.0 : e == 1 ? 1e300 : 1e-300;
+            run_case(cpu, gpu, us, 1, rsh[a][0], rsh[a][1], 1, quick ? 37 : 301, ka, kb, t % 2, sc, 0);
+            if (e == 0) run_case(cpu, gpu, us, 0, rsh[a][0], rsh[a][1], 1, 37, kb, ka, t % 2, 1.0, 0);
         }
     if (!quick)
         for (int e = 0; e < 2; e++) {
