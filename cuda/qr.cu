@@ -185,8 +185,10 @@ template <typename R, int OP> static cudaError_t bsq_launch_reg(const bsq_args<R
 
 /* ---- column-per-lane kernel (qr_warp.cuh) ---------------------------------------
  * gels with nrhs = 1 for m <= 64, n <= 32 outside the register kernel's buckets:
- * rows bucketed to M = 16, 32 or 64, the team to L = 8, 16 or 32 lanes (n <= L;
- * 4, 2 or 1 systems per warp).  BSOLVE_QR_WARP=0 in the environment
+ * rows bucketed to M = 16, 32 or 64, the columns to 8, 16 or 32, a team of
+ * 8, 16 or 32 lanes with one column each (4, 2 or 1 systems per warp), or
+ * in FP64 at M = 16 with n <= 8 and interleaved A 4 lanes with two columns
+ * each (8 systems per warp; see bsq_warp_bucket).  BSOLVE_QR_WARP=0 in the environment
  * turns it off (the team kernel there: A/B comparisons), =2 keeps the
  * general copy for shapes equal to their bucket. */
 static int bsq_warp_env()
@@ -195,8 +197,16 @@ static int bsq_warp_env()
     return r;
 }
 
-/* bucket code M*128 + L, 0 when the column-per-lane kernel is not used */
-static int bsq_warp_bucket(int m, int n, int nrhs, int op)
+/* BSOLVE_QR_WARPC=1: one column per lane everywhere (A/B comparisons) */
+static int bsq_warpc_env()
+{
+    static const int r = bsi_env_int("BSOLVE_QR_WARPC", -1);
+    return r;
+}
+
+/* bucket code M*256 + L*4 + C (teams of L lanes, C columns per lane), 0
+ * when the column-per-lane kernel is not used */
+static int bsq_warp_bucket(int m, int n, int nrhs, int op, size_t es, int a_il)
 {
     if (bsq_warp_env() == 0 || op != BSQ_GELS || nrhs != 1) return 0;
     const int M = m <= 16 ? 16 : m <= 32 ? 32 : m <= 64 ? 64 : 0;
@@ -208,30 +218,47 @@ static int bsq_warp_bucket(int m, int n, int nrhs, int op)
      * 3.25e6, 60x60 4.3e6 / 3.5e6, 57x57 4.9e6 / 3.6e6, 57x64 4.1e6 /
      * 3.4e6, 53x64 4.3e6 / 3.5e6, 49x64 4.6e6 / 3.5e6, 50x60 4.9e6 /
      * 3.6e6. */
-    const int L = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 0;
-    if (!M || !L || L > M) return 0;
-    return M * 128 + L;
+    const int NC = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 0;
+    if (!M || !NC || NC > M) return 0;
+    /* Two columns per lane (teams of 4 lanes, 8 systems per warp) at
+     * m <= 16, n <= 8 in FP64 with INTERLEAVED A: a step's lane-uniform work
+     * (the f pick's tree, the b flow, the __syncwarp) is shared by twice the
+     * systems and each lane has two independent rotations.  H100,
+     * 2026-11-26 07:59 UTC, systems/s, two runs, 1 -> 2 columns, A
+     * interleaved: 8x16 7.82-7.85e8 -> 8.58-8.62e8, 7x16 8.1e8 -> 8.7e8, 8x13
+     * 8.9e8 -> 9.5e8; A column-major: 8x16 6.9e8 -> 6.7e8, 7x16 7.25e8 ->
+     * 7.1e8, 8x13 9.45e8 -> 9.26e8 (a lane's two columns are 256 contiguous
+     * bytes, loaded from 32 lines per instruction).  At 16 x 16, 16 x 32
+     * and 32 x 32 two columns per lane (teams of 8 and 16 lanes, 130-228
+     * registers) ran 0.6-0.7x one (H100 and H200). */
+    const int C = es == 8 && a_il && M == 16 && NC == 8 && bsq_warpc_env() != 1 ? 2 : 1;
+    return M * 256 + NC / C * 4 + C;
 }
 
 BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, double)
 BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, float)
+BSQ_WARP_BUCKETS_D(BSQ_WARP_EXTERN)
 
 template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, int code, cudaStream_t st)
 {
     /* the shape equal to its bucket gets a copy with the guards compiled out
      * where that measured faster (bsq_launch_warp_t; BSOLVE_QR_WARP=2 keeps
      * the general copy: A/B comparisons) */
-    const bool full = bsq_warp_env() != 2 && a.m == code / 128 && a.n == code % 128;
+    const int M = code / 256, C = code % 4, NC = (code % 256) / 4 * C;
+    const bool full = bsq_warp_env() != 2 && a.m == M && a.n == NC;
     switch (code) {
-    case 16 * 128 + 8: return bsq_launch_warp_t<R, 16, 8>(a, full, st);
-    case 16 * 128 + 16: return bsq_launch_warp_t<R, 16, 16>(a, full, st);
-    case 32 * 128 + 8: return bsq_launch_warp_t<R, 32, 8>(a, full, st);
-    case 32 * 128 + 16: return bsq_launch_warp_t<R, 32, 16>(a, full, st);
-    case 32 * 128 + 32: return bsq_launch_warp_t<R, 32, 32>(a, full, st);
-    case 64 * 128 + 8: return bsq_launch_warp_t<R, 64, 8>(a, full, st);
-    case 64 * 128 + 16: return bsq_launch_warp_t<R, 64, 16>(a, full, st);
-    case 64 * 128 + 32: return bsq_launch_warp_t<R, 64, 32>(a, full, st);
-    default: return cudaErrorInvalidValue;
+    case 16 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 16, 8, 1>(a, full, st);
+    case 16 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 16, 16, 1>(a, full, st);
+    case 32 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 32, 8, 1>(a, full, st);
+    case 32 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 32, 16, 1>(a, full, st);
+    case 32 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 32, 32, 1>(a, full, st);
+    case 64 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 64, 8, 1>(a, full, st);
+    case 64 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 64, 16, 1>(a, full, st);
+    case 64 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 64, 32, 1>(a, full, st);
+    default:
+        if constexpr (sizeof(R) == 8)
+            if (code == 16 * 256 + 4 * 4 + 2) return bsq_launch_warp_t<R, 16, 4, 2>(a, full, st);
+        return cudaErrorInvalidValue;
     }
 }
 
@@ -241,7 +268,7 @@ template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaS
     const int code = bsq_reg_bucket(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, OP, sizeof(R), a.a_il, a.b_il);
     if (code) return bsq_launch_reg<R, OP>(a, code, st);
     if (OP == BSQ_GELS) {
-        const int wcode = bsq_warp_bucket(a.m, a.n, a.nrhs, OP);
+        const int wcode = bsq_warp_bucket(a.m, a.n, a.nrhs, OP, sizeof(R), a.a_il);
         if (wcode) return bsq_launch_warp<R>(a, wcode, st);
     }
     const bsq_geom g = bsq_plan(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, sizeof(R));

@@ -17,6 +17,13 @@
  * through the lanes with the rotations, two rows in each lane at a time
  * (see the step loop).
  *
+ * A lane may hold C = 2 columns instead of one (columns 2k and 2k+1, teams
+ * of half the lanes for the same n): each step then has two independent
+ * rotations per lane, and the step's lane-uniform work (the select tree's
+ * bit tests, the b shuffle, the __syncwarp) is shared by twice the
+ * systems; b passes from a lane's first column to its second in
+ * registers.  Below, "lane j" is "the lane holding column j".
+ *
  * Rotations in the Sameh-Kuck order of qr_team.cuh, with the steps numbered
  * from the bucket: rotation (i, j) (rows i-1, i, zeroing A(i,j)) runs at
  * step t = (M-1-i) + 2j; rotations of padded rows (i >= m) or columns
@@ -76,7 +83,7 @@ template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
 }
 
 /* Warps per block (NW) and the period, in steps, of a barrier over the
- * block's warps (SY, 0: none), per (M, L) bucket.  The straight-line step
+ * block's warps (SY, 0: none), per (M, L, C) bucket.  The straight-line step
  * code is 70-520 KB, far beyond the instruction caches: warps that run it
  * in step with each other share their fetches.  H100, 2026-11-26, ours
  * IL systems/s, three alternating runs, NW 4 SY 0 -> NW 8 SY 8: 16x16
@@ -87,27 +94,33 @@ template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
  * or 16 and SY 2, 4 or 8), so those keep NW 4 and no barrier.  Register
  * bounds measured no better either: M = 16 at 8 blocks per SM (64
  * registers instead of 70-72) and M = 32 at 5 (96 instead of 122), each
- * within 2% either way, with small spills (H100, 2026-11-25). */
-template <int M, int L> __host__ __device__ constexpr int bsq_warp_nw() { return M == 16 && L == 16 ? 8 : 4; }
-template <int M, int L> __host__ __device__ constexpr int bsq_warp_sy() { return M == 16 && L == 16 ? 8 : M == 64 ? 8 : 0; }
+ * within 2% either way, with small spills (H100, 2026-11-25).  Two columns
+ * per lane (16 x 8 with teams of 4 lanes, 124 registers): blocks of 8
+ * warps with SY 8 ran 0.75x NW 4 (H200); a bound of 96 registers (5 blocks
+ * per SM, ~200 bytes spilled) 1.04-1.05x on an H200 but 0.92x on an H100
+ * (8x16 7.93-7.97e8 against 8.58-8.62e8, 2026-11-26), so no bound. */
+template <int M, int L, int C> __host__ __device__ constexpr int bsq_warp_nw() { return M == 16 && L == 16 && C == 1 ? 8 : 4; }
+template <int M, int L, int C> __host__ __device__ constexpr int bsq_warp_sy() { return C > 1 ? 0 : M == 16 && L == 16 ? 8 : M == 64 ? 8 : 0; }
 
 #ifndef BSQ_WARP_FAST /* 0: bsq_rot on every bucket (A/B builds) */
 #define BSQ_WARP_FAST 1
 #endif
-template <typename R, int M, int L, bool FULL>
-__global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq_args<R> a)
+template <typename R, int M, int L, int C, bool FULL>
+__global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
     typedef typename bsq_v2<R>::type V2;
-    static_assert(L == 8 || L == 16 || L == 32, "team of 8, 16 or 32 lanes");
-    static_assert(L <= M, "no more columns than rows in the bucket");
-    constexpr int NW = bsq_warp_nw<M, L>();
+    static_assert(L == 4 || L == 8 || L == 16 || L == 32, "team of 4, 8, 16 or 32 lanes");
+    static_assert(C == 1 || C == 2, "one or two columns per lane");
+    constexpr int NC = L * C; /* columns of the bucket */
+    static_assert(NC <= M, "no more columns than rows in the bucket");
+    constexpr int NW = bsq_warp_nw<M, L, C>();
     constexpr int NT = NW * 32 / L; /* teams (systems) per block */
-    constexpr int NST = M - 1 + (L - 1 < M - 2 ? L - 1 : M - 2); /* steps of the M x L bucket */
-    __shared__ V2 cs[2][NW * 32]; /* (c, s) of the step's rotations, by thread */
-    __shared__ R bsh[NT][M];      /* b as loaded, then the residual rows */
+    constexpr int NST = M - 1 + (NC - 1 < M - 2 ? NC - 1 : M - 2); /* steps of the M x NC bucket */
+    __shared__ V2 cs[2][NW * 32 * C]; /* (c, s) of the step's rotations, by column */
+    __shared__ R bsh[NT][M];          /* b as loaded, then the residual rows */
 
-    const int tib = threadIdx.x / L, tb = tib * L;
+    const int tib = threadIdx.x / L, tb = tib * NC;
     const int k = threadIdx.x & (L - 1);
     /* the warp's first system; all of it returns together (no shuffle
      * partner or barrier member is left behind) */
@@ -118,13 +131,18 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
     const int m = a.m, n = a.n;
 
     constexpr int BQ = M / L; /* rows of b per lane at load time: k, k + L, ... */
-    R col[M], bq[BQ], g;
+    /* lane k holds columns C*k + e, e < C */
+    R col[C][M], bq[BQ], g[C];
     {
-        const bool ld = valid && k < n;
-        const R *Ap = a.A + (ld ? sys * a.va.ks + k * a.va.js : 0);
 #pragma unroll
-        for (int i = 0; i < M; i++) col[i] = (ld && i < m) ? __ldg(Ap + i * a.va.is) : R(0);
-        g = (ld && k == 0) ? __ldg(Ap + (m - 1) * a.va.is) : R(0);
+        for (int e = 0; e < C; e++) {
+            const int c = C * k + e;
+            const bool ld = valid && c < n;
+            const R *Ap = a.A + (ld ? sys * a.va.ks + c * a.va.js : 0);
+#pragma unroll
+            for (int i = 0; i < M; i++) col[e][i] = (ld && i < m) ? __ldg(Ap + i * a.va.is) : R(0);
+            g[e] = (ld && c == 0) ? __ldg(Ap + (m - 1) * a.va.is) : R(0);
+        }
         const R *Bp = a.B + (valid ? sys * a.vb.ks : 0);
 #pragma unroll
         for (int q = 0; q < BQ; q++) bq[q] = (valid && k + q * L < m) ? Bp[(k + q * L) * a.vb.is] : R(0);
@@ -134,10 +152,12 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
     int nf = 0;
     R mxa = R(0), mxb = R(0);
 #pragma unroll
-    for (int i = 0; i < M; i++) {
-        nf |= !isfinite(col[i]);
-        mxa = fmax(mxa, fabs(col[i]));
-    }
+    for (int e = 0; e < C; e++)
+#pragma unroll
+        for (int i = 0; i < M; i++) {
+            nf |= !isfinite(col[e][i]);
+            mxa = fmax(mxa, fabs(col[e][i]));
+        }
 #pragma unroll
     for (int q = 0; q < BQ; q++) {
         nf |= !isfinite(bq[q]);
@@ -151,8 +171,11 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
     if (!(mxb >= Lim::safelo() && mxb <= Lim::safehi())) Lim::pow2(mxb, db, sb);
     if (da != R(1)) {
 #pragma unroll
-        for (int i = 0; i < M; i++) col[i] *= da;
-        g *= da;
+        for (int e = 0; e < C; e++) {
+#pragma unroll
+            for (int i = 0; i < M; i++) col[e][i] *= da;
+            g[e] *= da;
+        }
     }
 #pragma unroll
     for (int q = 0; q < BQ; q++) bsh[tib][k + q * L] = bq[q] * db;
@@ -161,24 +184,24 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
     /* Sameh-Kuck steps; steps before the first rotation of a real row
      * (t < M-m) and after the last one are skipped whole (warp-uniform).
      *
-     * Lane k's rotations move up its column one row per step: at step t it
-     * rotates rows (i-1, i), i = M-1+2k-t, and at step t+1 rows (i-2, i-1).
+     * Column c's rotations move up the column one row per step: at step t
+     * they rotate rows (i-1, i), i = M-1+2c-t, and at step t+1 rows (i-2, i-1).
      * Row i-1's new value r is therefore the next step's g, kept in a
-     * register (no other rotation touches rows i-1, i of column k between
+     * register (no other rotation touches rows i-1, i of column c between
      * the two steps: the step's other rotations are two or more rows away),
      * and only f is picked out of the column each step; g is picked once,
-     * at the lane's first step.  A rotation of a padded row (i >= m) or
-     * column (k >= n) is the identity (r = f).  Rows that lane k has
+     * at the column's first step.  A rotation of a padded row (i >= m) or
+     * column (c >= n) is the identity (r = f).  Rows that column c has
      * eliminated are dead: nothing reads them again, so the applies of
-     * step t rotate them too (lane k's own pair included, with garbage left
+     * step t rotate them too (column c's own pair included, with garbage left
      * behind) rather than spending selects to keep them; only the diagonal,
-     * r of the lane's last rotation (k+1, k) at step M-2+k, is written back.
-     * In column k, the rotations of columns j > k touch only dead rows (at
-     * or below i+1 at step t), those of columns j < k only live rows above
-     * lane k's pair (rotated as they must be). */
-    /* FULL: the shape is the bucket (m = M, n = L): the guards of the step
+     * r of the column's last rotation (c+1, c) at step M-2+c, is written back.
+     * In column c, the rotations of columns j > c touch only dead rows (at
+     * or below i+1 at step t), those of columns j < c only live rows above
+     * column c's pair (rotated as they must be). */
+    /* FULL: the shape is the bucket (m = M, n = NC): the guards of the step
      * loop are decided at compile time and drop out of the straight-line code */
-    const int jmax = FULL ? min(L - 1, M - 2) : min(n - 1, m - 2), tfirst = FULL ? 0 : M - m, tlast = M - 2 + jmax;
+    const int jmax = FULL ? min(NC - 1, M - 2) : min(n - 1, m - 2), tfirst = FULL ? 0 : M - m, tlast = M - 2 + jmax;
     /* IDN: a rotation of a padded row or column is published as the
      * identity (c, s) = (1, 0), and every lane applies all rotations
      * jlo..jhi of the bucket's step, real or not, with no branch per
@@ -189,62 +212,80 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
      * (24x48) 0.83x: 210 registers instead of 168, 8 warps per SM. */
     constexpr bool IDN = !FULL && M <= 32;
     /* b flows through the team instead of being replicated (which cost M
-     * registers and 4 operations per rotation in every lane).  At step t lane
-     * k rotates rows (i-1, i) of b, i = M-1+2k-t: row i is the upper row of
-     * its own rotation at step t-1, kept in bg; row i-1 is the lower row of
-     * lane k-1's rotation at step t-1, handed over in bo by a shuffle.  Lane
-     * 0 takes its upper rows, never rotated before, from bsh (as loaded);
-     * its first lower row is row m-1.  A lane not yet started keeps what it
-     * is handed (its first lower row, M-1, is lane k-1's first lower row); a
-     * lane done keeps bg, row k of Q^T b.  Lane n-1's lower rows are final:
-     * they go to bsh, the residual rows n..m-1, where lane 0 has read the
-     * originals steps before.  Identity rotations (padded rows and columns)
-     * pass b on unchanged, so padding (0) flows as zeros. */
-    R bg = k == 0 ? bsh[tib][m - 1] : R(0), bo = R(0);
-    /* g of lane 0 at the first step is row m-1 (loaded on its own above:
+     * registers and 4 operations per rotation in every lane).  At step t
+     * column c rotates rows (i-1, i) of b, i = M-1+2c-t: row i is the upper
+     * row of its own rotation at step t-1, kept in bg; row i-1 is the lower
+     * row of column c-1's rotation at step t-1, handed over in bo (by a
+     * shuffle from lane k-1 for a lane's first column, in registers for the
+     * others).  Column 0 takes its upper rows, never rotated before, from
+     * bsh (as loaded); its first lower row is row m-1.  A column not yet
+     * started keeps what it is handed (its first lower row, M-1, is column
+     * c-1's first lower row); a column done keeps bg, row c of Q^T b.
+     * Column n-1's lower rows are final: they go to bsh, the residual rows
+     * n..m-1, where column 0 has read the originals steps before.  Identity
+     * rotations (padded rows and columns) pass b on unchanged, so padding (0)
+     * flows as zeros. */
+    R bg[C], bo[C];
+#pragma unroll
+    for (int e = 0; e < C; e++) {
+        bg[e] = k == 0 && e == 0 ? bsh[tib][m - 1] : R(0);
+        bo[e] = R(0);
+    }
+    /* g of column 0 at the first step is row m-1 (loaded on its own above:
      * a run-time register index would send col to local memory); every
-     * other lane k starts at row M-1 (step 2k, in the step code below),
+     * other column c starts at row M-1 (step 2c, in the step code below),
      * which is padding (0) when m < M. */
     /* one step; t is a compile-time constant at each call below */
     auto step = [&](const int t) __attribute__((always_inline)) {
         if (t < tfirst || t > tlast) return;
-        const int jlo = t - M + 2 > 0 ? t - M + 2 : 0, jhi = (t >> 1) < L - 1 ? (t >> 1) : L - 1;
-        R f = R(0);
-        if ((t & 1) == 0 && (t >> 1) <= L - 1)
-            if (k == (t >> 1)) g = col[M - 1]; /* lane t/2 starts at row M-1 */
-        if (!FULL) {
-            /* f by a select tree on the bits of k - jlo: nc - 1 selects for
-             * the step's nc candidates, not a compare and a select for each
-             * (lanes outside jlo..jhi get one of them, unused).  H100,
-             * general copies: 8x16 1.06x, 16x16 1.02x, 16x32 1.03x, 32x32
-             * 1.03x, 24x48 1.07x.  The FULL copies (M = 64) keep the
-             * compares, which ptxas merges with the previous step's applies
-             * (as in a FULL copy's SASS; the tree is not measured there). */
-            /* nc <= M/2: a step's rotations are two rows apart */
-            constexpr int NC = L < M / 2 ? L : M / 2;
-            const int nc = jhi - jlo + 1, d = k - jlo;
-            R v[NC];
+        const int jlo = t - M + 2 > 0 ? t - M + 2 : 0, jhi = (t >> 1) < NC - 1 ? (t >> 1) : NC - 1;
+        if ((t & 1) == 0 && (t >> 1) <= NC - 1)
+            if (k == (t >> 1) / C) g[(t >> 1) % C] = col[(t >> 1) % C][M - 1]; /* column t/2 starts at row M-1 */
+        R f[C], cc[C], ss[C], r[C];
+        bool act[C];
 #pragma unroll
-            for (int i = 0; i < NC; i++) {
-                const int ii = M - 2 + 2 * (jlo + i) - t;
-                v[i] = i < nc ? col[ii < 0 ? 0 : ii > M - 1 ? M - 1 : ii] : R(0);
+        for (int e = 0; e < C; e++) {
+            f[e] = R(0);
+            /* the lanes whose column e falls in jlo..jhi: klo..khi */
+            const int klo = jlo - e > 0 ? (jlo - e + C - 1) / C : 0, khi = jhi - e >= 0 ? (jhi - e) / C : -1;
+            if (khi < klo) {
+                act[e] = false;
+                continue;
             }
+            if (!FULL) {
+                /* f by a select tree on the bits of k - klo: nk - 1 selects for
+                 * the step's nk candidates, not a compare and a select for each
+                 * (lanes outside klo..khi get one of them, unused).  H100,
+                 * general copies: 8x16 1.06x, 16x16 1.02x, 16x32 1.03x, 32x32
+                 * 1.03x, 24x48 1.07x.  The FULL copies (M = 64) keep the
+                 * compares, which ptxas merges with the previous step's applies
+                 * (as in a FULL copy's SASS; the tree is not measured there). */
+                /* nk <= M/(2C): a step's rotations are two rows apart */
+                constexpr int NK = L < M / (2 * C) ? L : M / (2 * C);
+                const int nk = khi - klo + 1, d = k - klo;
+                R v[NK];
 #pragma unroll
-            for (int w = 1; w < NC; w <<= 1) {
-                if (w >= nc) break;
-                const bool bit = (d & w) != 0;
+                for (int i = 0; i < NK; i++) {
+                    const int ii = M - 2 + 2 * (C * (klo + i) + e) - t;
+                    v[i] = i < nk ? col[e][ii < 0 ? 0 : ii > M - 1 ? M - 1 : ii] : R(0);
+                }
 #pragma unroll
-                for (int i = 0; i + w < NC; i += 2 * w)
-                    if (i + w < nc) v[i] = bit ? v[i + w] : v[i];
+                for (int w = 1; w < NK; w <<= 1) {
+                    if (w >= nk) break;
+                    const bool bit = (d & w) != 0;
+#pragma unroll
+                    for (int i = 0; i + w < NK; i += 2 * w)
+                        if (i + w < nk) v[i] = bit ? v[i + w] : v[i];
+                }
+                f[e] = v[0];
+            } else {
+#pragma unroll
+                for (int kk = 0; kk < L; kk++)
+                    if (kk >= klo && kk <= khi && k == kk) f[e] = col[e][M - 2 + 2 * (C * kk + e) - t];
             }
-            f = v[0];
-        } else {
-#pragma unroll
-            for (int j = 0; j < L; j++)
-                if (j >= jlo && j <= jhi && k == j) f = col[M - 2 + 2 * j - t];
+            const int c = C * k + e;
+            act[e] = k >= klo && k <= khi && (FULL || (c < n && M - 1 + 2 * c - t < m));
         }
-        const bool act = k >= jlo && k <= jhi && (FULL || (k < n && M - 1 + 2 * k - t < m));
-        R c, s, r;
         /* the warp-uniform fast path at 8 lanes per system only: H100,
          * 2026-11-26, ours IL systems/s, three alternating runs, bsq_rot ->
          * bsq_rot_warp: 8x16 7.4-7.5e8 -> 7.6-7.7e8, 8x32 3.0e8 -> 3.3e8,
@@ -252,46 +293,82 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
          * 1.10-1.15e8 -> 1.02-1.03e8 and 32x32, 30x32, 24x32, 17x32 4-7%
          * slower (a branch per step splits the straight-line code that
          * ptxas schedules across steps; perf/NOTES-qr-gpu.md attempt 11) */
-        if constexpr (BSQ_WARP_FAST && M <= 32 && L == 8) r = bsq_rot_warp<R>(f, g, c, s, act);
-        else r = bsq_rot<R>(f, g, c, s);
-        V2 q;
-        q.x = IDN && !act ? R(1) : c;
-        q.y = IDN && !act ? R(0) : s;
-        cs[t & 1][threadIdx.x] = q;
-        g = act ? r : f;
-        R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
+        if constexpr (BSQ_WARP_FAST && M <= 32 && L * C == 8) {
+            bool ok = true;
+#pragma unroll
+            for (int e = 0; e < C; e++) {
+                const R af = fabs(f[e]), ag = fabs(g[e]), u = af > ag ? af : ag;
+                ok = ok && (!act[e] || (u >= Lim::rtmin() && u <= Lim::rtmax()));
+            }
+            if (__all_sync(0xffffffffu, ok)) {
+#pragma unroll
+                for (int e = 0; e < C; e++) {
+                    const R d2 = fma(f[e], f[e], g[e] * g[e]);
+                    const R rinv = copysign(Lim::rsqrt(d2), f[e]);
+                    cc[e] = f[e] * rinv;
+                    ss[e] = g[e] * rinv;
+                    r[e] = d2 * rinv;
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < C; e++) r[e] = bsq_rot<R>(f[e], g[e], cc[e], ss[e]);
+            }
+        } else {
+#pragma unroll
+            for (int e = 0; e < C; e++) r[e] = bsq_rot<R>(f[e], g[e], cc[e], ss[e]);
+        }
+#pragma unroll
+        for (int e = 0; e < C; e++) {
+            V2 q;
+            q.x = IDN && !act[e] ? R(1) : cc[e];
+            q.y = IDN && !act[e] ? R(0) : ss[e];
+            cs[t & 1][threadIdx.x * C + e] = q; /* column C*k + e of team tib */
+            g[e] = act[e] ? r[e] : f[e];
+        }
+        R bu[C], b0 = __shfl_up_sync(0xffffffffu, bo[C - 1], 1, L);
         if (t <= M - 2) {
             const R top = bsh[tib][M - 2 - t];
-            if (k == 0) bu = top;
+            if (k == 0) b0 = top;
         }
-        if (k >= jlo && k <= jhi) {
-            const R cb = act ? c : R(1), sn = act ? s : R(0);
-            bo = fma(cb, bg, -(sn * bu));
-            bg = fma(cb, bu, sn * bg);
-            if (act && k == n - 1) bsh[tib][M - 1 + 2 * k - t] = bo;
-        } else if (k > jhi) {
-            bg = bu;
+        bu[0] = b0;
+#pragma unroll
+        for (int e = 1; e < C; e++) bu[e] = bo[e - 1];
+#pragma unroll
+        for (int e = 0; e < C; e++) {
+            const int c = C * k + e;
+            if (c >= jlo && c <= jhi) {
+                const R cb = act[e] ? cc[e] : R(1), sn = act[e] ? ss[e] : R(0);
+                bo[e] = fma(cb, bg[e], -(sn * bu[e]));
+                bg[e] = fma(cb, bu[e], sn * bg[e]);
+                if (act[e] && c == n - 1) bsh[tib][M - 1 + 2 * c - t] = bo[e];
+            } else if (c > jhi) {
+                bg[e] = bu[e];
+            }
         }
         __syncwarp();
         /* rotations jlo..jtop of the step are real (column < n, row < m) */
         const int jtop = FULL ? jhi : min(n - 1, (t + m - M) >> 1);
 #pragma unroll
-        for (int j = 0; j < L; j++) {
+        for (int j = 0; j < NC; j++) {
             if (j < jlo || j > jhi) continue;
             if (!IDN && !FULL && j > jtop) break; /* warp-uniform */
             const int i = M - 1 + 2 * j - t;
             const V2 w = cs[t & 1][tb + j];
-            const R x = col[i - 1], y = col[i];
-            col[i - 1] = fma(w.x, x, w.y * y);
-            col[i] = fma(w.x, y, -(w.y * x));
+#pragma unroll
+            for (int e = 0; e < C; e++) {
+                const R x = col[e][i - 1], y = col[e][i];
+                col[e][i - 1] = fma(w.x, x, w.y * y);
+                col[e][i] = fma(w.x, y, -(w.y * x));
+            }
         }
-        if (t >= M - 2 && t - M + 2 <= L - 1 && k == t - M + 2) col[t - M + 2] = g; /* the diagonal */
+        /* the diagonal */
+        if (t >= M - 2 && t - M + 2 <= NC - 1 && k == (t - M + 2) / C) col[(t - M + 2) % C][t - M + 2] = g[(t - M + 2) % C];
     };
     /* Fully unrolled: beyond ~100 steps (the 125 of a 64 x 64 bucket) the
      * compiler falls back to a partial unroll that indexes col at run time
      * (col then lives in local memory). */
     static_assert(NST <= 96, "one fully unrolled loop");
-    constexpr int SY = bsq_warp_sy<M, L>();
+    constexpr int SY = bsq_warp_sy<M, L, C>();
     int nbar = 0; /* threads of the block's warps that did not return above */
     if (SY) {
         const int64_t left = a.count - (int64_t)blockIdx.x * NT;
@@ -302,52 +379,72 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
         step(t);
         if (SY && t % SY == SY - 1) asm volatile("bar.sync 1, %0;" ::"r"(nbar) : "memory");
     }
-    {   /* square systems: row n-1 of Q^T b is lane n-2's last lower row */
-        const R bu = __shfl_up_sync(0xffffffffu, bo, 1, L);
-        if (k > 0 && k == jmax + 1 && k < n) bg = bu;
+    {   /* square systems: row n-1 of Q^T b is column n-2's last lower row */
+        const R bu0 = __shfl_up_sync(0xffffffffu, bo[C - 1], 1, L);
+#pragma unroll
+        for (int e = 0; e < C; e++) {
+            const int c = C * k + e;
+            if (c > 0 && c == jmax + 1 && c < n) bg[e] = e == 0 ? bu0 : bo[e == 0 ? 0 : e - 1];
+        }
     }
     __syncwarp(); /* bsh: the residual rows */
 
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
      * squares taken after a power-of-two scaling of the column */
-    R mx = R(0), dg = R(0);
+    int zc = 0x7fffffff;
+    R rd[C], dg[C];
 #pragma unroll
-    for (int i = 0; i < L; i++) {
-        if (i <= k) mx = fmax(mx, fabs(col[i]));
-        if (i == k) dg = col[i];
-    }
-    R down, up;
-    Lim::pow2(mx, down, up);
-    R ss = R(0);
+    for (int e = 0; e < C; e++) {
+        const int c = C * k + e;
+        R mx = R(0);
+        dg[e] = R(0);
 #pragma unroll
-    for (int i = 0; i < L; i++) {
-        const R qq = col[i] * down;
-        if (i <= k) ss += qq * qq;
+        for (int i = 0; i < NC; i++) {
+            if (i <= c) mx = fmax(mx, fabs(col[e][i]));
+            if (i == c) dg[e] = col[e][i];
+        }
+        R down, up;
+        Lim::pow2(mx, down, up);
+        R sq = R(0);
+#pragma unroll
+        for (int i = 0; i < NC; i++) {
+            const R qq = col[e][i] * down;
+            if (i <= c) sq += qq * qq;
+        }
+        const R d = dg[e] * down, tol = (R)m * Lim::eps();
+        const bool neg = d * d <= tol * tol * sq;
+        if (neg && c < n) zc = min(zc, c + 1);
+        rd[e] = R(1) / (neg ? R(1) : dg[e]);
+        (void)up;
     }
-    const R d = dg * down, tol = (R)m * Lim::eps();
-    const bool neg = d * d <= tol * tol * ss;
-    const int zl = bsq_min<L>(neg && k < n ? k + 1 : 0x7fffffff);
-    const R rd = R(1) / (neg ? R(1) : dg);
+    const int zl = bsq_min<L>(zc);
     const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
-    (void)up;
 
-    /* back substitution, row by row (lane j holds R(i,j) at register i and,
-     * once known, x_j) */
-    R x = R(0);
+    /* back substitution, row by row (column j holds R(i,j) at register i
+     * and, once known, x_j) */
+    R x[C];
 #pragma unroll
-    for (int i = L - 1; i >= 0; i--) {
+    for (int e = 0; e < C; e++) x[e] = R(0);
+#pragma unroll
+    for (int i = NC - 1; i >= 0; i--) {
         if (i >= n) continue;
-        const R p = bsq_sum<L>(k > i ? col[i] * x : R(0));
-        if (k == i) {
-            const R bi = bg - p;
-            x = bsq_rd_bad(rd) ? bi / dg : bi * rd;
+        R pp = C * k > i ? col[0][i] * x[0] : R(0);
+#pragma unroll
+        for (int e = 1; e < C; e++) pp += C * k + e > i ? col[e][i] * x[e] : R(0);
+        const R p = bsq_sum<L>(pp);
+        if (k == i / C) {
+            const int e = i % C;
+            const R bi = bg[e] - p;
+            x[e] = bsq_rd_bad(rd[e]) ? bi / dg[e] : bi * rd[e];
         }
     }
 
     if (valid) {
         R *Bp = a.B + sys * a.vb.ks;
         const R sx = sb / sa;
-        if (k < n) Bp[k * a.vb.is] = inf != 0 ? Lim::nan() : x * sx;
+#pragma unroll
+        for (int e = 0; e < C; e++)
+            if (C * k + e < n) Bp[(C * k + e) * a.vb.is] = inf != 0 ? Lim::nan() : x[e] * sx;
 #pragma unroll
         for (int i = 0; i < M; i++)
             if (i >= n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : bsh[tib][i] * sb;
@@ -355,9 +452,9 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L>() * 32) bsq_k_warp(const bsq
     }
 }
 
-template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, bool full, cudaStream_t st)
+template <typename R, int M, int L, int C> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, bool full, cudaStream_t st)
 {
-    constexpr int NW = bsq_warp_nw<M, L>();
+    constexpr int NW = bsq_warp_nw<M, L, C>();
     const int64_t per = (int64_t)NW * 32 / L;
     const int64_t blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
@@ -373,21 +470,24 @@ template <typename R, int M, int L> cudaError_t bsq_launch_warp_t(const bsq_args
     constexpr bool has_full = M == 64;
     if constexpr (has_full) {
         if (full) {
-            bsq_k_warp<R, M, L, true><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
+            bsq_k_warp<R, M, L, C, true><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
             return cudaGetLastError();
         }
     }
-    bsq_k_warp<R, M, L, false><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
+    bsq_k_warp<R, M, L, C, false><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
     return cudaGetLastError();
 }
 
-/* The (M, L) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
- * in parallel, and not again when only qr.cu changes). */
-#define BSQ_WARP_BUCKETS(X, R) \
-    X(R, 16, 8) X(R, 16, 16) X(R, 32, 8) X(R, 32, 16) X(R, 32, 32) X(R, 64, 8) X(R, 64, 16) X(R, 64, 32)
-#define BSQ_WARP_EXTERN(R, M, L) \
-    extern template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, bool, cudaStream_t);
-#define BSQ_WARP_INSTANTIATE(R, M, L) \
-    template cudaError_t bsq_launch_warp_t<R, M, L>(const bsq_args<R> &, bool, cudaStream_t);
+/* The (M, L, C) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
+ * in parallel, and not again when only qr.cu changes); two columns per lane
+ * in FP64 only, where they were measured (qr.cu's bsq_warp_bucket). */
+#define BSQ_WARP_BUCKETS(X, R)                                                                                  \
+    X(R, 16, 8, 1) X(R, 16, 16, 1) X(R, 32, 8, 1) X(R, 32, 16, 1) X(R, 32, 32, 1) X(R, 64, 8, 1) X(R, 64, 16, 1) \
+    X(R, 64, 32, 1)
+#define BSQ_WARP_BUCKETS_D(X) X(double, 16, 4, 2)
+#define BSQ_WARP_EXTERN(R, M, L, C) \
+    extern template cudaError_t bsq_launch_warp_t<R, M, L, C>(const bsq_args<R> &, bool, cudaStream_t);
+#define BSQ_WARP_INSTANTIATE(R, M, L, C) \
+    template cudaError_t bsq_launch_warp_t<R, M, L, C>(const bsq_args<R> &, bool, cudaStream_t);
 
 #endif
