@@ -189,11 +189,11 @@ __global__ void __launch_bounds__(128) bsq_k_reg(const bsq_args<R> a)
  * one block per rotation; here the rotations of a step are independent and
  * the whole factorization is one block of straight-line code that the
  * scheduler interleaves.  Rows are loaded where they are first needed (row
- * i at step M-2-i; the compiler is free to hoist them).  H100/H200,
- * 2026-11-26, FP64 gels, systems/s, column order -> wavefront: 4x8 (n x m)
- * 4.7-4.9e9 -> 6.6e9, 4x12 2.7e9 -> 3.7e9, 4x16 1.5e9 -> 3.0e9, 8x8 2.6e9 ->
- * 3.2e9; but 4x4 1.8e10 -> 1.6e10 (at 86% of the copy floor already), so not
- * there (qr.cu).
+ * i at step M-2-i; the compiler is free to hoist them).  H100, 2026-11-26,
+ * FP64 gels, systems/s, column order -> wavefront: 4x8 (n x m) 4.24e9 ->
+ * 5.82-5.89e9, 4x12 2.37e9 -> 3.41e9, 4x16 1.37e9 -> 2.76e9, 8x8 2.28e9 ->
+ * 2.85e9; but 4x4 1.82e10 -> 1.59e10 (H200; at 86% of the copy floor
+ * already), so not there (qr.cu).
  *
  * The power-of-two scaling needs max |A| before the first rotation, which
  * the lazy loads do not know: the fast pass runs unscaled and tracks the
