@@ -157,27 +157,15 @@ template <typename R> __device__ __forceinline__ R bsq_rot(R f, R g, R &c, R &s)
     return scaled ? r * up : r;
 }
 
-/* bsq_rot for a whole warp (every lane calls it; c, s and r of lanes
- * without `use` are never read): where every used lane's f and g lie in the
- * unscaled range and are not both zero -- all but extreme or degenerate
- * data -- the rotation without the scaling and the zero case, whose
- * predicated code and selects bsq_rot runs on every lane whether needed or
- * not; otherwise bsq_rot.  The used lanes' results are bsq_rot's, bit for
- * bit (the same operations on the same operands).  Why: the column-per-lane
- * kernel (qr_warp.cuh) computes a rotation on every lane at every step, and
- * at 8 lanes per system is bound by the instructions it issues. */
-template <typename R> __device__ __forceinline__ R bsq_rot_warp(R f, R g, R &c, R &s, bool use)
+/* bsq_rot's unscaled path, for max(|f|, |g|) = u in [rtmin, rtmax]: f*f + g*g
+ * is then a normal number (u^2 >= rtmin^2) */
+template <typename R> __device__ __forceinline__ R bsq_rot_unscaled(R f, R g, R &c, R &s)
 {
-    typedef bsq_lim<R> L;
-    const R af = fabs(f), ag = fabs(g), u = af > ag ? af : ag;
-    if (__all_sync(0xffffffffu, !use || (u >= L::rtmin() && u <= L::rtmax()))) {
-        const R d2 = fma(f, f, g * g); /* normal: u^2 >= rtmin^2 */
-        const R rinv = copysign(L::rsqrt(d2), f);
-        c = f * rinv;
-        s = g * rinv;
-        return d2 * rinv;
-    }
-    return bsq_rot<R>(f, g, c, s);
+    const R d2 = fma(f, f, g * g);
+    const R rinv = copysign(bsq_lim<R>::rsqrt(d2), f);
+    c = f * rinv;
+    s = g * rinv;
+    return d2 * rinv;
 }
 
 /* 1/R(j,j) unusable as a multiplier (infinite, or so small that the product

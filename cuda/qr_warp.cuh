@@ -39,9 +39,9 @@
  *      tree on the lane index; g, the lower one, is the r of its previous
  *      step, see below)
  *      and computes (c, s, r) with bsq_rot -- the step's reciprocal square
- *      roots run in parallel over the lanes (at 8 lanes per system,
- *      bsq_rot_warp: the same rotation without the rare cases' code when a
- *      warp vote finds none);
+ *      roots run in parallel over the lanes (at 8 columns per team,
+ *      bsq_rot_unscaled, the same rotation without the rare cases' code,
+ *      when a warp vote finds none);
  *   2. lane j stores (c, s) in shared memory (one 16-byte store; two
  *      buffers by step parity, so one __syncwarp per step suffices);
  *   3. lane j rotates the two rows of b it holds (one more shuffle);
@@ -286,13 +286,20 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
             const int c = C * k + e;
             act[e] = k >= klo && k <= khi && (FULL || (c < n && M - 1 + 2 * c - t < m));
         }
-        /* the warp-uniform fast path at 8 lanes per system only: H100,
-         * 2026-11-26, ours IL systems/s, three alternating runs, bsq_rot ->
-         * bsq_rot_warp: 8x16 7.4-7.5e8 -> 7.6-7.7e8, 8x32 3.0e8 -> 3.3e8,
-         * 6x24 and 8x24 +11-12%, 5x32 +15%; on the other buckets 16x32
-         * 1.10-1.15e8 -> 1.02-1.03e8 and 32x32, 30x32, 24x32, 17x32 4-7%
-         * slower (a branch per step splits the straight-line code that
-         * ptxas schedules across steps; perf/NOTES-qr-gpu.md attempt 11) */
+        /* The warp-uniform fast path: where every used rotation's f and g
+         * lie in the unscaled range and are not both zero (one vote over the
+         * warp for all of a lane's C rotations), bsq_rot_unscaled, the same
+         * operations on the same operands as bsq_rot's, without the
+         * predicated scaling and zero-case code that bsq_rot runs on every
+         * lane whether needed or not; otherwise bsq_rot.  At 8 columns per
+         * team only: H100, 2026-11-26, ours IL
+         * systems/s, three alternating runs, bsq_rot -> fast path: 8x16
+         * 7.4-7.5e8 -> 7.6-7.7e8, 8x32 3.0e8 -> 3.3e8, 6x24 and 8x24
+         * +11-12%, 5x32 +15%; on the other buckets 16x32 1.10-1.15e8 ->
+         * 1.02-1.03e8 and 32x32, 30x32, 24x32, 17x32 4-7% slower (a branch
+         * per step splits the straight-line code that ptxas schedules
+         * across steps; perf/NOTES-qr-gpu.md attempt 11).  With two columns
+         * per lane (8x16) it measured 1.05-1.06x bsq_rot (H200, attempt 13). */
         if constexpr (BSQ_WARP_FAST && M <= 32 && L * C == 8) {
             bool ok = true;
 #pragma unroll
@@ -302,13 +309,7 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
             }
             if (__all_sync(0xffffffffu, ok)) {
 #pragma unroll
-                for (int e = 0; e < C; e++) {
-                    const R d2 = fma(f[e], f[e], g[e] * g[e]);
-                    const R rinv = copysign(Lim::rsqrt(d2), f[e]);
-                    cc[e] = f[e] * rinv;
-                    ss[e] = g[e] * rinv;
-                    r[e] = d2 * rinv;
-                }
+                for (int e = 0; e < C; e++) r[e] = bsq_rot_unscaled<R>(f[e], g[e], cc[e], ss[e]);
             } else {
 #pragma unroll
                 for (int e = 0; e < C; e++) r[e] = bsq_rot<R>(f[e], g[e], cc[e], ss[e]);
