@@ -95,7 +95,7 @@ $(BUILD)/perf/%: perf/%.c $(LIB_A) perf/bench_plot.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
-$(BUILD)/perf/%: perf/%.cu $(LIB_A) perf/bench_cuda.h | $(DEPS_STAMP)
+$(BUILD)/perf/%: perf/%.cu $(LIB_A) perf/bench_cuda.h test/common/cu_check.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< $(LIB_A) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64 -lcublas -lcusparse $(REF_LIBS) -o $@
 

@@ -19,14 +19,7 @@
 
 #include "batchsolve.h"
 
-#define CU(x)                                                                                        \
-    do {                                                                                             \
-        cudaError_t e_ = (x);                                                                        \
-        if (e_ != cudaSuccess) {                                                                     \
-            fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
+#include "../test/common/cu_check.h" /* CU(x) */
 /* a failed batchsolve call (the context in scope is `ctx`) */
 #define BS(x)                                                                                  \
     do {                                                                                       \

@@ -33,14 +33,7 @@ static long nfail, nchecks;
     } while (0)
 
 /* a failed CUDA runtime call ends the test program */
-#define CU(x)                                                                                        \
-    do {                                                                                             \
-        cudaError_t e_ = (x);                                                                        \
-        if (e_ != cudaSuccess) {                                                                     \
-            fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
+#include "cu_check.h"
 
 #else
 /* The program's main without the CUDA backend: it says why it tests nothing. */
