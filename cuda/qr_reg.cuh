@@ -132,8 +132,8 @@ __global__ void __launch_bounds__(128) bsq_k_reg(const bsq_args<R> a)
         }
     }
     R sa = R(1), sb = R(1), da = R(1), db = R(1);
-    if (!(mxa >= L::safelo() && mxa <= L::safehi())) L::pow2(mxa, da, sa);
-    if (OP == BSQ_GELS && !(mxb >= L::safelo() && mxb <= L::safehi())) L::pow2(mxb, db, sb);
+    bsq_scaling<R>(mxa, da, sa);
+    if (OP == BSQ_GELS) bsq_scaling<R>(mxb, db, sb);
     if (da != R(1))
 #pragma unroll
         for (int i = 0; i < M; i++)
@@ -245,8 +245,8 @@ __device__ __forceinline__ bool bsq_regw(const bsq_args<R> &a, const int64_t sys
             nf |= !isfinite(x);
             mxb = fmax(mxb, fabs(x));
         }
-        if (!(mxa >= L::safelo() && mxa <= L::safehi())) L::pow2(mxa, da, sa);
-        if (!(mxb >= L::safelo() && mxb <= L::safehi())) L::pow2(mxb, db, sb);
+        bsq_scaling<R>(mxa, da, sa);
+        bsq_scaling<R>(mxb, db, sb);
     }
     unsigned ha = 0, hb = 0;
     R A[M][N], b[M];

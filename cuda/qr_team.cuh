@@ -124,6 +124,15 @@ template <> struct bsq_lim<float> {
     }
 };
 
+/* The power-of-two scaling (down, up) of data whose largest magnitude is
+ * mx: pow2's pair outside dlartg's safe range [safelo, safehi], down and up
+ * left as they are (1 and 1) inside it. */
+template <typename R> __device__ __forceinline__ void bsq_scaling(R mx, R &down, R &up)
+{
+    typedef bsq_lim<R> L;
+    if (!(mx >= L::safelo() && mx <= L::safehi())) L::pow2(mx, down, up);
+}
+
 /* The rotation [c s; -s c] taking (f, g) to (r, 0) as dlartg (and the CPU
  * backend's qr_rot): r of the sign of f, f = g = 0 gives (1, 0, 0); entries
  * outside [rtmin, rtmax] are scaled by an exact power of two first, so that
@@ -328,8 +337,8 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
         mxa = bsq_max<T>(mxa);
         mxb = bsq_max<T>(fmax(mxb, mxb_all));
         R sa = R(1), sb = R(1), da = R(1), db = R(1);
-        if (!(mxa >= L::safelo() && mxa <= L::safehi())) L::pow2(mxa, da, sa);
-        if (OP == BSQ_GELS && !(mxb >= L::safelo() && mxb <= L::safehi())) L::pow2(mxb, db, sb);
+        bsq_scaling<R>(mxa, da, sa);
+        if (OP == BSQ_GELS) bsq_scaling<R>(mxb, db, sb);
         if (da != R(1) || db != R(1))
 #pragma unroll 1
             for (int j = 0; j < NC; j++)
@@ -510,7 +519,7 @@ __global__ void __launch_bounds__(128) bsq_k_geqrs(const bsq_args<R> a)
         }
     const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : a.finfo[sys];
     R sb = R(1), db = R(1);
-    if (!(mx >= L::safelo() && mx <= L::safehi())) L::pow2(mx, db, sb);
+    bsq_scaling<R>(mx, db, sb);
     const R sa = Fs[(int64_t)(RD + n) * fld], sx = sb / sa;
     R b[MB];
     for (int c = 0; c < nrhs; c++) {

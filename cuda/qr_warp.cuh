@@ -167,8 +167,8 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
     mxa = bsq_max<L>(mxa);
     mxb = bsq_max<L>(mxb);
     R sa = R(1), sb = R(1), da = R(1), db = R(1);
-    if (!(mxa >= Lim::safelo() && mxa <= Lim::safehi())) Lim::pow2(mxa, da, sa);
-    if (!(mxb >= Lim::safelo() && mxb <= Lim::safehi())) Lim::pow2(mxb, db, sb);
+    bsq_scaling<R>(mxa, da, sa);
+    bsq_scaling<R>(mxb, db, sb);
     if (da != R(1)) {
 #pragma unroll
         for (int e = 0; e < C; e++) {
