@@ -204,6 +204,40 @@ static int bsq_warpc_env()
     return r;
 }
 
+/* BSOLVE_QR_WARPV=0: column-major A read a row per load in the
+ * column-per-lane kernel (A/B comparisons) */
+static int bsq_warpv_env()
+{
+    static const int r = bsi_env_int("BSOLVE_QR_WARPV", -1);
+    return r;
+}
+
+/* How the column-per-lane kernel's lanes load A (BSQ_LD_*).  Column-major
+ * A, m and the strides even, A 16-byte aligned: two rows per load, FP64 at
+ * M <= 32.  Each load of a warp touches 32 lines whichever way the lanes
+ * read their own columns (lanes over columns, several systems); two rows
+ * per load halve the L1's tag lookups.  H100, 2026-11-26 09:50-10:15 UTC,
+ * FP64 ours CM, systems/s, two calls, a row -> two rows per load: 8x16
+ * 6.73-6.76e8 -> 7.43-7.7e8, 7x16 7.08-7.11e8 -> 7.68-7.94e8, 6x16
+ * 7.56-7.6e8 -> 8.07-8.39e8, 16x16 2.86e8 -> 3.01-3.05e8, 16x32
+ * 1.13-1.16e8 -> 1.23-1.26e8, 32x32 4.24-4.44e7 -> 4.54-4.61e7.
+ * In the same kernel as the row loads, the second copy of the loads cost
+ * the interleaved cases 1.5-3.5% through registers, and at M = 64 sent the
+ * FULL copies to 255 registers with spills: so copies of their own, FP64
+ * at M <= 32.  Tried and dropped: two columns per lane on column-major A
+ * with pair loads, 7.2-7.5e8 at 8x16; the warp's systems staged through
+ * shared memory by coalesced loads (m <= 16, n <= 8; a padding entry every
+ * 16 or 32 against bank conflicts), 7.1e8 with one or two columns per
+ * lane, behind the pair loads. */
+template <typename R> static int bsq_warp_ld(const bsq_args<R> &a, int M)
+{
+    const bsi_view &v = a.va;
+    if (sizeof(R) != 8 || M > 32 || a.a_il || v.is != 1 || ((uintptr_t)a.A & 15) || ((v.ks | v.js | a.m) & 1) ||
+        bsq_warpv_env() == 0)
+        return BSQ_LD_ROW;
+    return BSQ_LD_PAIR;
+}
+
 /* bucket code M*256 + L*4 + C (teams of L lanes, C columns per lane), 0
  * when the column-per-lane kernel is not used */
 static int bsq_warp_bucket(int m, int n, int nrhs, int op, size_t es, int a_il)
@@ -238,6 +272,7 @@ static int bsq_warp_bucket(int m, int n, int nrhs, int op, size_t es, int a_il)
 BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, double)
 BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, float)
 BSQ_WARP_BUCKETS_D(BSQ_WARP_EXTERN)
+BSQ_WARP_BUCKETS_DV(BSQ_WARP_EXTERN)
 
 template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, int code, cudaStream_t st)
 {
@@ -246,18 +281,27 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
      * the general copy: A/B comparisons) */
     const int M = code / 256, C = code % 4, NC = (code % 256) / 4 * C;
     const bool full = bsq_warp_env() != 2 && a.m == M && a.n == NC;
+    if constexpr (sizeof(R) == 8)
+        if (bsq_warp_ld(a, M) == BSQ_LD_PAIR) switch (code) {
+            case 16 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 16, 8, 1, BSQ_LD_PAIR>(a, false, st);
+            case 16 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 16, 16, 1, BSQ_LD_PAIR>(a, false, st);
+            case 32 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 32, 8, 1, BSQ_LD_PAIR>(a, false, st);
+            case 32 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 32, 16, 1, BSQ_LD_PAIR>(a, false, st);
+            case 32 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 32, 32, 1, BSQ_LD_PAIR>(a, false, st);
+            default: break;
+            }
     switch (code) {
-    case 16 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 16, 8, 1>(a, full, st);
-    case 16 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 16, 16, 1>(a, full, st);
-    case 32 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 32, 8, 1>(a, full, st);
-    case 32 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 32, 16, 1>(a, full, st);
-    case 32 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 32, 32, 1>(a, full, st);
-    case 64 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 64, 8, 1>(a, full, st);
-    case 64 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 64, 16, 1>(a, full, st);
-    case 64 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 64, 32, 1>(a, full, st);
+    case 16 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 16, 8, 1, BSQ_LD_ROW>(a, full, st);
+    case 16 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 16, 16, 1, BSQ_LD_ROW>(a, full, st);
+    case 32 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 32, 8, 1, BSQ_LD_ROW>(a, full, st);
+    case 32 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 32, 16, 1, BSQ_LD_ROW>(a, full, st);
+    case 32 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 32, 32, 1, BSQ_LD_ROW>(a, full, st);
+    case 64 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 64, 8, 1, BSQ_LD_ROW>(a, full, st);
+    case 64 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 64, 16, 1, BSQ_LD_ROW>(a, full, st);
+    case 64 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 64, 32, 1, BSQ_LD_ROW>(a, full, st);
     default:
         if constexpr (sizeof(R) == 8)
-            if (code == 16 * 256 + 4 * 4 + 2) return bsq_launch_warp_t<R, 16, 4, 2>(a, full, st);
+            if (code == 16 * 256 + 4 * 4 + 2) return bsq_launch_warp_t<R, 16, 4, 2, BSQ_LD_ROW>(a, full, st);
         return cudaErrorInvalidValue;
     }
 }

@@ -61,7 +61,9 @@
  * sweep: the solutions agree to rounding, not bit for bit.)
  *
  * Memory: straight global loads through bsi_view (lane k of a team reads
- * column k and rows k, k+L, .. of b, which go to shared memory for lane 0),
+ * column k -- two rows per load for suitable column-major A, LD =
+ * BSQ_LD_PAIR, see qr.cu's bsq_warp_ld -- and rows k, k+L, .. of b, which
+ * go to shared memory for lane 0),
  * all issued before the first use; each lane writes x_k, the residual rows
  * (from shared memory) are spread over the lanes.
  */
@@ -105,7 +107,13 @@ template <int M, int L, int C> __host__ __device__ constexpr int bsq_warp_sy() {
 #ifndef BSQ_WARP_FAST /* 0: bsq_rot on every bucket (A/B builds) */
 #define BSQ_WARP_FAST 1
 #endif
-template <typename R, int M, int L, int C, bool FULL>
+/* How a lane gets its columns of A (the LD parameter): */
+enum {
+    BSQ_LD_ROW = 0, /* a row per load, any layout */
+    BSQ_LD_PAIR = 1 /* column-major A (unit row stride), m and the strides even,
+                       A 16-byte aligned: two rows per load */
+};
+template <typename R, int M, int L, int C, bool FULL, int LD>
 __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
@@ -139,8 +147,17 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
             const int c = C * k + e;
             const bool ld = valid && c < n;
             const R *Ap = a.A + (ld ? sys * a.va.ks + c * a.va.js : 0);
+            if constexpr (LD == BSQ_LD_PAIR) {
 #pragma unroll
-            for (int i = 0; i < M; i++) col[e][i] = (ld && i < m) ? __ldg(Ap + i * a.va.is) : R(0);
+                for (int i = 0; i < M; i += 2) {
+                    const V2 v = (ld && i < m) ? __ldg(reinterpret_cast<const V2 *>(Ap + i)) : V2{R(0), R(0)};
+                    col[e][i] = v.x;
+                    col[e][i + 1] = v.y;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < M; i++) col[e][i] = (ld && i < m) ? __ldg(Ap + i * a.va.is) : R(0);
+            }
             g[e] = (ld && c == 0) ? __ldg(Ap + (m - 1) * a.va.is) : R(0);
         }
         const R *Bp = a.B + (valid ? sys * a.vb.ks : 0);
@@ -453,7 +470,7 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
     }
 }
 
-template <typename R, int M, int L, int C> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, bool full, cudaStream_t st)
+template <typename R, int M, int L, int C, int LD> cudaError_t bsq_launch_warp_t(const bsq_args<R> &a, bool full, cudaStream_t st)
 {
     constexpr int NW = bsq_warp_nw<M, L, C>();
     const int64_t per = (int64_t)NW * 32 / L;
@@ -468,27 +485,33 @@ template <typename R, int M, int L, int C> cudaError_t bsq_launch_warp_t(const b
      * 16x32 0.86x, 32x32 0.8x: the registers cost warps (bounding them
      * spills: 260 bytes at 32x32 for 128 registers).  So FULL copies at
      * M = 64 only. */
-    constexpr bool has_full = M == 64;
+    constexpr bool has_full = M == 64 && LD == BSQ_LD_ROW;
     if constexpr (has_full) {
         if (full) {
-            bsq_k_warp<R, M, L, C, true><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
+            bsq_k_warp<R, M, L, C, true, LD><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
             return cudaGetLastError();
         }
     }
-    bsq_k_warp<R, M, L, C, false><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
+    bsq_k_warp<R, M, L, C, false, LD><<<(unsigned)blocks, NW * 32, 0, st>>>(a);
     return cudaGetLastError();
 }
 
 /* The (M, L, C) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
  * in parallel, and not again when only qr.cu changes); two columns per lane
- * in FP64 only, where they were measured (qr.cu's bsq_warp_bucket). */
-#define BSQ_WARP_BUCKETS(X, R)                                                                                  \
-    X(R, 16, 8, 1) X(R, 16, 16, 1) X(R, 32, 8, 1) X(R, 32, 16, 1) X(R, 32, 32, 1) X(R, 64, 8, 1) X(R, 64, 16, 1) \
-    X(R, 64, 32, 1)
-#define BSQ_WARP_BUCKETS_D(X) X(double, 16, 4, 2)
-#define BSQ_WARP_EXTERN(R, M, L, C) \
-    extern template cudaError_t bsq_launch_warp_t<R, M, L, C>(const bsq_args<R> &, bool, cudaStream_t);
-#define BSQ_WARP_INSTANTIATE(R, M, L, C) \
-    template cudaError_t bsq_launch_warp_t<R, M, L, C>(const bsq_args<R> &, bool, cudaStream_t);
+ * in FP64 only, where they were measured (qr.cu's bsq_warp_bucket); the
+ * copies that read column-major A two rows per load (LD = BSQ_LD_PAIR) in
+ * qr_warp_dv.cu, FP64 at M <= 32 only, where they were measured
+ * (qr.cu's bsq_warp_ld). */
+#define BSQ_WARP_BUCKETS(X, R)                                                                                 \
+    X(R, 16, 8, 1, 0) X(R, 16, 16, 1, 0) X(R, 32, 8, 1, 0) X(R, 32, 16, 1, 0) X(R, 32, 32, 1, 0) X(R, 64, 8, 1, 0) \
+    X(R, 64, 16, 1, 0) X(R, 64, 32, 1, 0)
+#define BSQ_WARP_BUCKETS_D(X) X(double, 16, 4, 2, 0)
+#define BSQ_WARP_BUCKETS_DV(X)                                                                                 \
+    X(double, 16, 8, 1, 1) X(double, 16, 16, 1, 1) X(double, 32, 8, 1, 1) X(double, 32, 16, 1, 1)             \
+    X(double, 32, 32, 1, 1)
+#define BSQ_WARP_EXTERN(R, M, L, C, V) \
+    extern template cudaError_t bsq_launch_warp_t<R, M, L, C, V>(const bsq_args<R> &, bool, cudaStream_t);
+#define BSQ_WARP_INSTANTIATE(R, M, L, C, V) \
+    template cudaError_t bsq_launch_warp_t<R, M, L, C, V>(const bsq_args<R> &, bool, cudaStream_t);
 
 #endif

@@ -14,8 +14,8 @@
  * B restored before every run.  The floor is es*(m*n + 2m) bytes per
  * system (A and b read, x written) over the measured D2D bandwidth.  Our x
  * is compared with cuBLAS's on the first 1000 systems (maxrel column).
- * BSOLVE_BENCH_OURS=1: only our dgels (team-size sweeps through
- * BSOLVE_QR_TEAM); BSOLVE_BENCH_SHAPES="16x16,32x64" (n x m, any shape) picks
+ * BSOLVE_BENCH_OURS=1: only our dgels on interleaved input (team-size
+ * sweeps through BSOLVE_QR_TEAM), =2 on both layouts; BSOLVE_BENCH_SHAPES="16x16,32x64" (n x m, any shape) picks
  * shapes.  Writes bench_qr_gpu.csv in $BSOLVE_BENCH_DIR (default .).
  */
 #include <cublas_v2.h>
@@ -35,7 +35,7 @@
 static double g_d2d = 0;
 static FILE *csv;
 
-static void bench(bsolve_ctx *ctx, cublasHandle_t h, int m, int n, size_t mb, bool ours_only)
+static void bench(bsolve_ctx *ctx, cublasHandle_t h, int m, int n, size_t mb, bool ours_only, bool ours_cm)
 {
     const int64_t mn = (int64_t)m * n;
     int64_t batch = (int64_t)((mb << 20) / ((size_t)mn * 8));
@@ -81,8 +81,9 @@ static void bench(bsolve_ctx *ctx, cublasHandle_t h, int m, int n, size_t mb, bo
             for (int i = 0; i < n; i++) xil[(size_t)k * n + i] = hb[(size_t)i * batch + k];
     }
     double t_cm = -1, t_cg = -1, t_cq = -1, t_lu = -1, maxrel = NAN;
-    if (!ours_only) {
+    if (!ours_only || ours_cm)
         t_cm = time_ms([&] { BS(bsolve_dgels(ctx, m, n, 1, batch, Acm, lcm, Bw, lbcm, info)); return true; }, rBcm);
+    if (!ours_only) {
         const int cb = (int)std::min<int64_t>(batch, 0x7fffffff);
         t_cg = time_ms([&] {
             int hinfo = 0;
@@ -130,7 +131,7 @@ int main()
     const char *e = getenv("BSOLVE_BENCH_MB");
     const size_t mb = e ? (size_t)atol(e) : 512;
     if ((e = getenv("BSOLVE_BENCH_RUNS"))) NRUNS = std::max(1, atoi(e));
-    const bool ours_only = (e = getenv("BSOLVE_BENCH_OURS")) && *e == '1';
+    const bool ours_only = (e = getenv("BSOLVE_BENCH_OURS")) && (*e == '1' || *e == '2'), ours_cm = ours_only && *e == '2';
     const char *dir = getenv("BSOLVE_BENCH_DIR");
     bsolve_ctx *ctx = nullptr;
     bsolve_status s = bsolve_ctx_create(&ctx, BSOLVE_BACKEND_CUDA);
@@ -172,13 +173,13 @@ int main()
                 fprintf(stderr, "BSOLVE_BENCH_SHAPES: expected n x m pairs with 1 <= n <= m, n <= 64, m <= 128 at '%s'\n", p);
                 return 1;
             }
-            bench(ctx, h, m, n, mb, ours_only);
+            bench(ctx, h, m, n, mb, ours_only, ours_cm);
             p += len;
             if (*p == ',') p++;
         }
     } else
         for (int n : {4, 8, 16, 32, 64})
-            for (int m : {n, 2 * n}) bench(ctx, h, m, n, mb, ours_only);
+            for (int m : {n, 2 * n}) bench(ctx, h, m, n, mb, ours_only, ours_cm);
     if (csv) fclose(csv);
     cublasDestroy(h);
     bsolve_ctx_destroy(ctx);

@@ -23,7 +23,9 @@
  * A and B; s and d; matrices scaled by 1e+-300 (1e+-35 in float); and
  * nrhs = 1 on the shapes of the column-per-lane kernel (m <= 64, n <= 32)
  * and beyond them (n <= 64); and nrhs = 1 on the register kernel's
- * buckets whose shape equals the bucket (its wavefront copy), at 1e+-300 too.
+ * buckets whose shape equals the bucket (its wavefront copy), at 1e+-300 too;
+ * and FP64 column-major A with even and odd strides on the column-per-lane
+ * kernel's row buckets up to 32 (its copies that load two rows at a time).
  * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer; make
  * gpu-test also runs it with every shape forced onto the team kernel with
  * teams of 64 and 256 threads (BSOLVE_QR_REG=0 BSOLVE_QR_WARP=0
@@ -422,6 +424,17 @@ int main(void)
             const double sc = e == 0 ? 1.0 : e == 1 ? 1e300 : 1e-300;
             run_case(cpu, gpu, us, 1, rsh[a][0], rsh[a][1], 1, quick ? 37 : 301, ka, kb, t % 2, sc, 0);
             if (e == 0) run_case(cpu, gpu, us, 0, rsh[a][0], rsh[a][1], 1, 37, kb, ka, t % 2, 1.0, 0);
+        }
+    /* the column-per-lane kernel's copies that read column-major A two rows
+     * per load (FP64, m and the strides even: pad 0 and 2; pad 1 makes them
+     * odd, the scalar copy), every row bucket and team size at M <= 32 */
+    static const int vsh[][2] = {{16, 8}, {12, 7}, {16, 16}, {14, 11}, {32, 8}, {32, 16}, {22, 9}, {32, 32}, {20, 17}};
+    const int nv = quick ? 3 : 9;
+    for (int a = 0; a < nv; a++)
+        for (int pad = 0; pad <= 2; pad++, t++) {
+            const bsolve_layout_kind kb = (bsolve_layout_kind)(t % 3);
+            run_case(cpu, gpu, us, 1, vsh[a][0], vsh[a][1], 1, a % 2 ? 301 : 37, BSOLVE_COL_MAJOR, kb, pad,
+                     a == 7 && pad == 2 ? 1e300 : a == 6 && pad == 0 ? 1e-300 : 1.0, 0);
         }
     if (!quick)
         for (int e = 0; e < 2; e++) {
