@@ -167,10 +167,18 @@ template <typename R> __device__ __forceinline__ R bsq_rot(R f, R g, R &c, R &s)
 }
 
 /* bsq_rot's unscaled path, for max(|f|, |g|) = u in [rtmin, rtmax]: f*f + g*g
- * is then a normal number (u^2 >= rtmin^2) */
-template <typename R> __device__ __forceinline__ R bsq_rot_unscaled(R f, R g, R &c, R &s)
+ * is then a normal number (u^2 >= rtmin^2); Z: u = 0 too (bsq_rot's
+ * selects for f = g = 0 kept) */
+template <typename R, bool Z = false> __device__ __forceinline__ R bsq_rot_unscaled(R f, R g, R &c, R &s)
 {
     const R d2 = fma(f, f, g * g);
+    if constexpr (Z) {
+        const bool z = d2 == R(0);
+        const R rinv = copysign(bsq_lim<R>::rsqrt(z ? R(1) : d2), f);
+        c = z ? R(1) : f * rinv;
+        s = z ? R(0) : g * rinv;
+        return z ? f : d2 * rinv;
+    }
     const R rinv = copysign(bsq_lim<R>::rsqrt(d2), f);
     c = f * rinv;
     s = g * rinv;

@@ -70,6 +70,8 @@
 #ifndef BSI_QR_WARP_CUH
 #define BSI_QR_WARP_CUH
 
+#include <type_traits>
+
 #include "qr_team.cuh"
 
 template <typename R> struct bsq_v2;
@@ -107,6 +109,9 @@ template <int M, int L, int C> __host__ __device__ constexpr int bsq_warp_sy() {
 #ifndef BSQ_WARP_FAST /* 0: bsq_rot on every bucket (A/B builds) */
 #define BSQ_WARP_FAST 1
 #endif
+#ifndef BSQ_WARP_WHOLE /* 0: no unscaled first pass (A/B builds) */
+#define BSQ_WARP_WHOLE BSQ_WARP_FAST
+#endif
 /* How a lane gets its columns of A (the LD parameter): */
 enum {
     BSQ_LD_ROW = 0, /* a row per load, any layout */
@@ -141,6 +146,25 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
     constexpr int BQ = M / L; /* rows of b per lane at load time: k, k + L, ... */
     /* lane k holds columns C*k + e, e < C */
     R col[C][M], bq[BQ], g[C];
+    /* WHOLE: the factorization runs first with every rotation on bsq_rot's
+     * unscaled path (bsq_rot_unscaled<R, true>: the same operations, so the
+     * same results, without the scaling code that bsq_rot runs on every lane
+     * at every step); a lane that meets operands outside [rtmin, rtmax]
+     * (other than f = g = 0) clears ok, and the warp then factors its
+     * systems again from the loads with bsq_rot (FASTP false).  No branch
+     * per step, where the per-step vote of L * C = 8 cost the straight-line
+     * code 4-7% at 16 and 32 columns (attempt 11).  H100, 2026-11-26, three
+     * alternating runs, systems/s, IL / CM, without -> with: 16x32
+     * 1.13-1.15e8 -> 1.19-1.20e8 / 1.25-1.26e8 -> 1.37-1.39e8, 12x32
+     * 1.20-1.23e8 -> 1.31-1.32e8 / 1.40-1.43e8 -> 1.46-1.48e8, 32x32
+     * 4.03-4.06e7 -> 4.14-4.17e7 / 4.49-4.61e7 -> 4.82-4.91e7, 30x32, 24x32,
+     * 17x32 +1-3% / +2-6%; but 16x16 2.74-2.79e8 -> 2.71-2.75e8 and 13x16
+     * 3.05e8 -> 2.97-2.98e8 (interleaved): so at M = 32 only. */
+    constexpr bool WHOLE = BSQ_WARP_WHOLE && M == 32 && L * C >= 16;
+    int nf, ok = 1;
+    R sa, sb, bg[C], bo[C];
+    auto factor = [&](auto fastc) __attribute__((always_inline)) {
+    constexpr bool FASTP = decltype(fastc)::value;
     {
 #pragma unroll
         for (int e = 0; e < C; e++) {
@@ -166,7 +190,7 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
     }
 
     /* non-finite entries and the power-of-two scalings (as qr_team.cuh) */
-    int nf = 0;
+    nf = 0;
     R mxa = R(0), mxb = R(0);
 #pragma unroll
     for (int e = 0; e < C; e++)
@@ -183,7 +207,8 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
     nf = bsq_or<L>(nf);
     mxa = bsq_max<L>(mxa);
     mxb = bsq_max<L>(mxb);
-    R sa = R(1), sb = R(1), da = R(1), db = R(1);
+    sa = R(1), sb = R(1);
+    R da = R(1), db = R(1);
     bsq_scaling<R>(mxa, da, sa);
     bsq_scaling<R>(mxb, db, sb);
     if (da != R(1)) {
@@ -242,7 +267,6 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
      * n..m-1, where column 0 has read the originals steps before.  Identity
      * rotations (padded rows and columns) pass b on unchanged, so padding (0)
      * flows as zeros. */
-    R bg[C], bo[C];
 #pragma unroll
     for (int e = 0; e < C; e++) {
         bg[e] = k == 0 && e == 0 ? bsh[tib][m - 1] : R(0);
@@ -317,7 +341,14 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
          * per step splits the straight-line code that ptxas schedules
          * across steps; perf/NOTES-qr-gpu.md attempt 11).  With two columns
          * per lane (8x16) it measured 1.05-1.06x bsq_rot (H200, attempt 13). */
-        if constexpr (BSQ_WARP_FAST && M <= 32 && L * C == 8) {
+        if constexpr (FASTP) {
+#pragma unroll
+            for (int e = 0; e < C; e++) {
+                const R af = fabs(f[e]), ag = fabs(g[e]), u = af > ag ? af : ag;
+                ok &= !act[e] || nf || (u >= Lim::rtmin() && u <= Lim::rtmax()) || u == R(0);
+                r[e] = bsq_rot_unscaled<R, true>(f[e], g[e], cc[e], ss[e]);
+            }
+        } else if constexpr (BSQ_WARP_FAST && M <= 32 && L * C == 8) {
             bool ok = true;
 #pragma unroll
             for (int e = 0; e < C; e++) {
@@ -395,7 +426,9 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
 #pragma unroll
     for (int t = 0; t < NST; t++) {
         step(t);
-        if (SY && t % SY == SY - 1) asm volatile("bar.sync 1, %0;" ::"r"(nbar) : "memory");
+        /* (a pass redone by one warp has no barrier: the block's other warps
+         * are past the first pass's, or at them with this warp's) */
+        if (SY && (FASTP || !WHOLE) && t % (SY ? SY : 1) == SY - 1) asm volatile("bar.sync 1, %0;" ::"r"(nbar) : "memory");
     }
     {   /* square systems: row n-1 of Q^T b is column n-2's last lower row */
         const R bu0 = __shfl_up_sync(0xffffffffu, bo[C - 1], 1, L);
@@ -406,6 +439,13 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
         }
     }
     __syncwarp(); /* bsh: the residual rows */
+    };
+    if constexpr (WHOLE) {
+        factor(std::true_type{});
+        if (!__all_sync(0xffffffffu, ok)) factor(std::false_type{});
+    } else {
+        factor(std::false_type{});
+    }
 
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
      * squares taken after a power-of-two scaling of the column */

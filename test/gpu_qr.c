@@ -25,7 +25,8 @@
  * and beyond them (n <= 64); and nrhs = 1 on the register kernel's
  * buckets whose shape equals the bucket (its wavefront copy), at 1e+-300 too;
  * and FP64 column-major A with even and odd strides on the column-per-lane
- * kernel's row buckets up to 32 (its copies that load two rows at a time).
+ * kernel's row buckets up to 32 (its copies that load two rows at a time);
+ * and a system with a column of tiny entries (1e-170) on its buckets.
  * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer; make
  * gpu-test also runs it with every shape forced onto the team kernel with
  * teams of 64 and 256 threads (BSOLVE_QR_REG=0 BSOLVE_QR_WARP=0
@@ -177,6 +178,11 @@ static void check_export(bsolve_ctx *cpu, bsolve_ctx *gpu, int dbl, int m, int n
     free(Rc);
 }
 
+/* g_tinycol: system 7's column 1 scaled by 1e-170 (1e-25 in float), so that
+ * its rotations need dlartg's scaling while A's largest entry does not
+ * (the column-per-lane kernel's second pass, qr_warp.cuh's WHOLE) */
+static int g_tinycol;
+
 /* scale: multiplies A and B (1e300 / 1e-300 cases); inject: rank-deficient
  * and non-finite systems. */
 static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl, int m, int n, int nrhs,
@@ -209,6 +215,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     if (batch > 5) put(A, dbl, idx(la, m, m - 1, n / 2, 5), NAN);
     if (batch > 6) put(B, dbl, idx(lb, m, m / 2, nrhs - 1, 6), INFINITY);
     if (batch > 20) put(A, dbl, idx(la, m, 0, 0, 20), -INFINITY);
+    if (g_tinycol && batch > 7 && n > 1)
+        for (int i = 0; i < m; i++)
+            put(A, dbl, idx(la, m, i, 1, 7), get(A, dbl, idx(la, m, i, 1, 7)) * (dbl ? 1e-170 : 1e-25));
     memcpy(A0, A, sa * es);
 
     memcpy(X0, B, sb * es);
@@ -436,6 +445,15 @@ int main(void)
             run_case(cpu, gpu, us, 1, vsh[a][0], vsh[a][1], 1, a % 2 ? 301 : 37, BSOLVE_COL_MAJOR, kb, pad,
                      a == 7 && pad == 2 ? 1e300 : a == 6 && pad == 0 ? 1e-300 : 1.0, 0);
         }
+    /* a column of tiny entries on the column-per-lane buckets of 16 and 32
+     * columns (their unscaled first pass, then the scaled one) */
+    static const int tsh[][2] = {{16, 16}, {13, 12}, {32, 16}, {32, 32}, {20, 17}, {16, 8}};
+    g_tinycol = 1;
+    for (int a = 0; a < (quick ? 2 : 6); a++)
+        for (int dbl = 0; dbl <= 1; dbl++, t++)
+            run_case(cpu, gpu, us, dbl, tsh[a][0], tsh[a][1], 1, 37, (bsolve_layout_kind)(t % 3),
+                     (bsolve_layout_kind)((t / 3) % 3), t % 2, 1.0, 0);
+    g_tinycol = 0;
     if (!quick)
         for (int e = 0; e < 2; e++) {
             run_case(cpu, gpu, us, 1, 32, 32, 1, 37, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0, e ? 1e300 : 1e-300, 0);
