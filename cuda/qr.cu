@@ -274,6 +274,33 @@ BSQ_WARP_BUCKETS(BSQ_WARP_EXTERN, float)
 BSQ_WARP_BUCKETS_D(BSQ_WARP_EXTERN)
 BSQ_WARP_BUCKETS_DV(BSQ_WARP_EXTERN)
 
+/* The launch of bucket `code` whose lanes load A as LD says (the pair
+ * loads are built for FP64 at M <= 32 with one column per lane, the two
+ * columns per lane for FP64 at M = 16) */
+template <typename R, int LD>
+static cudaError_t bsq_launch_warp_ld(const bsq_args<R> &a, int code, bool full, cudaStream_t st)
+{
+    switch (code) {
+    case 16 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 16, 8, 1, LD>(a, full, st);
+    case 16 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 16, 16, 1, LD>(a, full, st);
+    case 32 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 32, 8, 1, LD>(a, full, st);
+    case 32 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 32, 16, 1, LD>(a, full, st);
+    case 32 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 32, 32, 1, LD>(a, full, st);
+    default: break;
+    }
+    if constexpr (LD == BSQ_LD_ROW) {
+        switch (code) {
+        case 64 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 64, 8, 1, LD>(a, full, st);
+        case 64 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 64, 16, 1, LD>(a, full, st);
+        case 64 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 64, 32, 1, LD>(a, full, st);
+        default: break;
+        }
+        if constexpr (sizeof(R) == 8)
+            if (code == 16 * 256 + 4 * 4 + 2) return bsq_launch_warp_t<R, 16, 4, 2, LD>(a, full, st);
+    }
+    return cudaErrorInvalidValue;
+}
+
 template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, int code, cudaStream_t st)
 {
     /* the shape equal to its bucket gets a copy with the guards compiled out
@@ -282,28 +309,8 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
     const int M = code / 256, C = code % 4, NC = (code % 256) / 4 * C;
     const bool full = bsq_warp_env() != 2 && a.m == M && a.n == NC;
     if constexpr (sizeof(R) == 8)
-        if (bsq_warp_ld(a, M) == BSQ_LD_PAIR) switch (code) {
-            case 16 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 16, 8, 1, BSQ_LD_PAIR>(a, false, st);
-            case 16 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 16, 16, 1, BSQ_LD_PAIR>(a, false, st);
-            case 32 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 32, 8, 1, BSQ_LD_PAIR>(a, false, st);
-            case 32 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 32, 16, 1, BSQ_LD_PAIR>(a, false, st);
-            case 32 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 32, 32, 1, BSQ_LD_PAIR>(a, false, st);
-            default: break;
-            }
-    switch (code) {
-    case 16 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 16, 8, 1, BSQ_LD_ROW>(a, full, st);
-    case 16 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 16, 16, 1, BSQ_LD_ROW>(a, full, st);
-    case 32 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 32, 8, 1, BSQ_LD_ROW>(a, full, st);
-    case 32 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 32, 16, 1, BSQ_LD_ROW>(a, full, st);
-    case 32 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 32, 32, 1, BSQ_LD_ROW>(a, full, st);
-    case 64 * 256 + 8 * 4 + 1: return bsq_launch_warp_t<R, 64, 8, 1, BSQ_LD_ROW>(a, full, st);
-    case 64 * 256 + 16 * 4 + 1: return bsq_launch_warp_t<R, 64, 16, 1, BSQ_LD_ROW>(a, full, st);
-    case 64 * 256 + 32 * 4 + 1: return bsq_launch_warp_t<R, 64, 32, 1, BSQ_LD_ROW>(a, full, st);
-    default:
-        if constexpr (sizeof(R) == 8)
-            if (code == 16 * 256 + 4 * 4 + 2) return bsq_launch_warp_t<R, 16, 4, 2, BSQ_LD_ROW>(a, full, st);
-        return cudaErrorInvalidValue;
-    }
+        if (C == 1 && bsq_warp_ld(a, M) == BSQ_LD_PAIR) return bsq_launch_warp_ld<R, BSQ_LD_PAIR>(a, code, full, st);
+    return bsq_launch_warp_ld<R, BSQ_LD_ROW>(a, code, full, st);
 }
 
 template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)

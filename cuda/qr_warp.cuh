@@ -341,26 +341,28 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
          * per step splits the straight-line code that ptxas schedules
          * across steps; perf/NOTES-qr-gpu.md attempt 11).  With two columns
          * per lane (8x16) it measured 1.05-1.06x bsq_rot (H200, attempt 13). */
-        if constexpr (FASTP) {
+        if constexpr (BSQ_WARP_FAST && M <= 32 && L * C == 8) {
+            bool in = true;
 #pragma unroll
             for (int e = 0; e < C; e++) {
                 const R af = fabs(f[e]), ag = fabs(g[e]), u = af > ag ? af : ag;
-                ok &= !act[e] || nf || (u >= Lim::rtmin() && u <= Lim::rtmax()) || u == R(0);
-                r[e] = bsq_rot_unscaled<R, true>(f[e], g[e], cc[e], ss[e]);
+                in = in && (!act[e] || (u >= Lim::rtmin() && u <= Lim::rtmax()));
             }
-        } else if constexpr (BSQ_WARP_FAST && M <= 32 && L * C == 8) {
-            bool ok = true;
-#pragma unroll
-            for (int e = 0; e < C; e++) {
-                const R af = fabs(f[e]), ag = fabs(g[e]), u = af > ag ? af : ag;
-                ok = ok && (!act[e] || (u >= Lim::rtmin() && u <= Lim::rtmax()));
-            }
-            if (__all_sync(0xffffffffu, ok)) {
+            if (__all_sync(0xffffffffu, in)) {
 #pragma unroll
                 for (int e = 0; e < C; e++) r[e] = bsq_rot_unscaled<R>(f[e], g[e], cc[e], ss[e]);
             } else {
 #pragma unroll
                 for (int e = 0; e < C; e++) r[e] = bsq_rot<R>(f[e], g[e], cc[e], ss[e]);
+            }
+        } else if constexpr (FASTP) {
+            /* WHOLE's first pass (see factor): the unscaled path for every
+             * rotation, ok cleared where bsq_rot would have scaled */
+#pragma unroll
+            for (int e = 0; e < C; e++) {
+                const R af = fabs(f[e]), ag = fabs(g[e]), u = af > ag ? af : ag;
+                ok &= !act[e] || nf || (u >= Lim::rtmin() && u <= Lim::rtmax()) || u == R(0);
+                r[e] = bsq_rot_unscaled<R, true>(f[e], g[e], cc[e], ss[e]);
             }
         } else {
 #pragma unroll
