@@ -119,6 +119,8 @@ gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
 	BSOLVE_GT_FUSED=0 BSOLVE_GT_LONG_L=16 BSOLVE_GT_CHUNKRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
 	echo "== gpu_gtsv (quick) with the fused kernel's block bottom on every size and its blocks looping (7 of them)"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=3 BSOLVE_GT_FUSED_GRID=7 $(BUILD)/test/gpu_gtsv || fail=1; \
+	echo "== gpu_gtsv (quick) in levels with the reduction by warps wherever it applies"; \
+	BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=0 BSOLVE_GT_CHUNKRED=0 BSOLVE_GT_WARPRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
 	for T in 64 256; do echo "== gpu_qr (quick) with every shape on the team kernel, teams of $$T threads"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_REG=0 BSOLVE_QR_WARP=0 BSOLVE_QR_TEAM=$$T $(BUILD)/test/gpu_qr || fail=1; done; \
 	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail

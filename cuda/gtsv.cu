@@ -592,7 +592,8 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         gt_long_args<R> G;
         memset(&G, 0, sizeof G);
         const int64_t np1 = (top.m + (1 << fs.lsh) - 1) >> fs.lsh;
-        G.A = top, G.np = 2 * (int64_t)fs.nch, G.np1 = np1, G.red = 1, G.flag = flag, G.rinfo = nullptr, G.gen = gen;
+        G.A = top, G.np = 2 * (int64_t)fs.nch, G.np1 = np1, G.red = 1, G.W = fs.C >> fs.lsh, G.flag = flag;
+        G.rinfo = nullptr, G.gen = gen;
         G.bbot = fs.bbot;
         G.C = fs.C, G.S = fs.S, G.ss = fs.ss, G.nch = fs.nch;
         G.info = info, G.merge = merge, G.scr = scr;
@@ -610,7 +611,7 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         const int64_t np = v.np, cnt = np * cur.batch;
         gt_long_args<R> &G = lv[nl];
         memset(&G, 0, sizeof G);
-        G.A = cur, G.np = np, G.np1 = v.np1, G.red = v.red, G.flag = flag, G.rinfo = rinfo, G.gen = gen;
+        G.A = cur, G.np = np, G.np1 = v.np1, G.red = v.red, G.W = v.W, G.flag = flag, G.rinfo = rinfo, G.gen = gen;
         G.C = s.C, G.S = s.S, G.ss = s.ss, G.nch = s.nch;
         if (nl == 0) G.info = info, G.merge = merge, G.scr = scr;
         G.RA = take(cnt), G.RB = take(cnt), G.RC = take(cnt), G.RD = take(cnt);

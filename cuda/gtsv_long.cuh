@@ -17,6 +17,8 @@
  *         a plain tridiagonal system of np = ceil(m/L) rows per system; one
  *         more thread per system sweeps the next chunk's first partition
  *         (L rows more in shared memory) so no row waits for another block;
+ *         or those rows are reduced to two per chunk (gt_chunk_reduce) or
+ *         per warp's 32 partitions (gt_warp_reduce) first;
  *   reduced system: the same method again while it is long, then the tile
  *         kernel (one block holds a whole reduced system);
  *   up:   the chunk is read again and every thread re-sweeps its partition
@@ -58,6 +60,8 @@ template <typename R> struct gt_long_args {
     int64_t np;            /* reduced rows per system: np1, or 2 * nch with the chunk reduction */
     int64_t np1;           /* partitions per system */
     int red;               /* chunk reduction (gt_chunk_reduce) on */
+    int W;                 /* with it: partitions per reduction group, the chunk's P (by the block) or 32 (by
+                            * warps, gt_warp_reduce; one system per block) */
     int bbot;              /* fused kernel: the reduced systems by blocks (gt_block_bottom), else by warps */
     R *GI, *VI, *WI;       /* with it: x_p = GI - VI x_F - WI x_E for the chunk's inner partitions, at k*np1 + p */
     int32_t *flag;         /* per system: == gen where a guard failed in this call */
@@ -81,6 +85,23 @@ __device__ __forceinline__ void gt_long_block(const gt_long_args<R> &G, int64_t 
     k0 = grp * G.S;
     nsys = G.A.batch - k0 < G.S ? (int)(G.A.batch - k0) : G.S;
     c0 = q * G.C;
+}
+
+/* The reduction group of partition pl of the chunk at row c0 (G.red): its
+ * index q among the system's groups (reduced rows 2q and 2q + 1), its first
+ * partition g0 within the system and its partitions Pc.  A chunk of P
+ * partitions holds ceil(P / W) groups, the last one short.  WG false: the
+ * group is the chunk (the fused kernel, which never reduces by warps). */
+template <typename R, bool WG>
+__device__ __forceinline__ void gt_long_group(const gt_long_args<R> &G, int c0, int pl, int lsh, int64_t &q, int &g0,
+                                              int &Pc)
+{
+    const int P = G.C >> lsh, W = WG ? G.W : P, j = WG ? pl / W : 0, gpc = WG ? (P + W - 1) / W : 1;
+    q = (int64_t)(c0 / G.C) * gpc + j;
+    g0 = (c0 >> lsh) + j * W;
+    const int left = ((G.A.m - c0 + (1 << lsh) - 1) >> lsh) - j * W, inchunk = P - j * W;
+    Pc = W < inchunk ? W : inchunk;
+    Pc = Pc < left ? Pc : left;
 }
 
 /* Copies rows c0 .. c0+rows-1 of the block's systems into shared memory
@@ -231,9 +252,80 @@ __device__ __forceinline__ void gt_chunk_reduce(const gt_long_args<R> &G, bool o
     }
 }
 
+/* The chunk reduction by warps: as gt_chunk_reduce, but each warp's 32
+ * partitions (lane l, F = its first, E = its last) form a group of their
+ * own, reduced by PCR in shuffles: 5 levels with no barrier and no shared
+ * memory.  The next level's system is 2 rows per 32 partitions (m / 128
+ * with 8-row partitions) instead of one per partition, short enough for
+ * the bottom tile kernel where the block-wide reduction's barriers would
+ * slow a pass that streams from DRAM (2^16 x 64: 28.2 -> 25.4e9/s).  One
+ * system per block (G.S == 1), so that a warp's lanes are consecutive
+ * partitions of one system.  Every lane of the warp calls this. */
+template <typename R>
+__device__ __forceinline__ void gt_warp_reduce(const gt_long_args<R> &G, bool own, int l, int Pc, int64_t k, int p,
+                                               int64_t q, R ra, R rb, R rc, R rd)
+{
+    const unsigned full = 0xffffffffu;
+    const bool inner = own && l >= 1 && l <= Pc - 2;
+    R a = inner && l > 1 ? ra : R(0), b = inner ? rb : R(1), c = inner && l < Pc - 2 ? rc : R(0);
+    R y0 = inner ? rd : R(0), y1 = inner && l == 1 ? ra : R(0), y2 = inner && l == Pc - 2 ? rc : R(0);
+    R sm = inner ? fmax(fabs(a), fmax(fabs(b), fabs(c))) : R(0);
+#pragma unroll
+    for (int h = 16; h; h >>= 1) sm = fmax(sm, __shfl_xor_sync(full, sm, h));
+    const R tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
+    bool ok = true;
+#pragma unroll
+    for (int h = 1; h < 32; h <<= 1) {
+        const R ib = R(1) / b;
+        const R ua = __shfl_up_sync(full, a, h), ub = __shfl_up_sync(full, ib, h), uc = __shfl_up_sync(full, c, h),
+                u0 = __shfl_up_sync(full, y0, h), u1 = __shfl_up_sync(full, y1, h), u2 = __shfl_up_sync(full, y2, h);
+        const R da = __shfl_down_sync(full, a, h), db = __shfl_down_sync(full, ib, h),
+                dc = __shfl_down_sync(full, c, h), d0 = __shfl_down_sync(full, y0, h),
+                d1 = __shfl_down_sync(full, y1, h), d2 = __shfl_down_sync(full, y2, h);
+        if (inner) {
+            ok = ok && fabs(b) >= tol;
+            R na = 0, nb = b, nc = 0, n0 = y0, n1 = y1, n2 = y2;
+            if (l - h >= 1) {
+                const R al = -a * ub;
+                na = al * ua, nb += al * uc, n0 += al * u0, n1 += al * u1, n2 += al * u2;
+            }
+            if (l + h <= Pc - 2) {
+                const R ga = -c * db;
+                nc = ga * dc, nb += ga * da, n0 += ga * d0, n1 += ga * d1, n2 += ga * d2;
+            }
+            a = na, b = nb, c = nc, y0 = n0, y1 = n1, y2 = n2;
+            ok = ok && fmax(fabs(a), fmax(fabs(b), fabs(c))) <= big;
+        }
+    }
+    R g = 0, v = 0, w = 0;
+    if (inner) {
+        ok = ok && fabs(b) >= tol;
+        const R ib = R(1) / b;
+        g = y0 * ib, v = y1 * ib, w = y2 * ib;
+        if (!ok || g != g || v != v || w != w) G.flag[k] = G.gen;
+        const int64_t o = k * G.np1 + p;
+        G.GI[o] = g, G.VI[o] = v, G.WI[o] = w;
+    }
+    const R gn = __shfl_down_sync(full, g, 1), vn = __shfl_down_sync(full, v, 1), wn = __shfl_down_sync(full, w, 1);
+    const R gp = __shfl_up_sync(full, g, 1), vp = __shfl_up_sync(full, v, 1), wp = __shfl_up_sync(full, w, 1);
+    if (!own) return;
+    const int64_t o = k * G.np + 2 * q;
+    if (l == 0) { /* row F: x_1 = g - v F - w E folded in */
+        R fb = rb, fc = Pc == 2 ? rc : R(0), fd = rd;
+        if (Pc >= 3) fb -= rc * vn, fc = -rc * wn, fd -= rc * gn;
+        G.RA[o] = ra, G.RB[o] = fb, G.RC[o] = fc, G.RD[o] = fd;
+        if (Pc == 1) G.RA[o + 1] = 0, G.RB[o + 1] = 1, G.RC[o + 1] = 0, G.RD[o + 1] = 0;
+    } else if (l == Pc - 1) { /* row E: x_{Pc-2} folded in */
+        R ea = Pc == 2 ? ra : R(0), eb = rb, ed = rd;
+        if (Pc >= 3) ea = -ra * vp, eb -= ra * wp, ed -= ra * gp;
+        G.RA[o + 1] = ea, G.RB[o + 1] = eb, G.RC[o + 1] = rc, G.RD[o + 1] = ed;
+    }
+}
+
 /* The down pass of block (k0, c0) over its chunk, staged in sm (left there
- * intact for the fused kernel's up pass). */
-template <typename R, int METHOD, int LSH>
+ * intact for the fused kernel's up pass); WG: the reduction may be by warps
+ * (G.W < P), compiled out of the fused kernel. */
+template <typename R, int METHOD, int LSH, bool WG>
 __device__ __forceinline__ void gt_long_down_blk(const gt_long_args<R> &G, unsigned char *sm, int64_t k0, int nsys,
                                                  int c0)
 {
@@ -278,15 +370,22 @@ __device__ __forceinline__ void gt_long_down_blk(const gt_long_args<R> &G, unsig
         }
     }
     if (G.red) {
-        __syncthreads(); /* the look-ahead's GS/VS/WS are read: the arrays are free again */
-        const int left = (int)((m - c0 + L - 1) >> LSH), Pc = left < P ? left : P;
-        gt_chunk_reduce<R>(G, own, t, s, pl, Pc, P, k, p, c0 / G.C, ra, rb, rc, rd, RA, RB, RC, RD, GS, VS, smax);
+        int64_t q;
+        int g0, Pc;
+        gt_long_group<R, WG>(G, c0, pl, LSH, q, g0, Pc);
+        if (WG && G.W < P) {
+            gt_warp_reduce<R>(G, own, pl - (g0 - (c0 >> LSH)), Pc, k, p, q, ra, rb, rc, rd);
+        } else {
+            __syncthreads(); /* the look-ahead's GS/VS/WS are read: the arrays are free again */
+            gt_chunk_reduce<R>(G, own, t, s, pl, Pc, P, k, p, q, ra, rb, rc, rd, RA, RB, RC, RD, GS, VS, smax);
+        }
     }
 }
 
 /* The up pass of block (k0, c0); load: the chunk is read again into sm
- * (else the fused kernel's down pass left it there). */
-template <typename R, int METHOD, int LSH>
+ * (else the fused kernel's down pass left it there); WG as for the down
+ * pass. */
+template <typename R, int METHOD, int LSH, bool WG>
 __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigned char *sm, int64_t k0, int nsys,
                                                int c0, bool load)
 {
@@ -310,16 +409,19 @@ __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigne
      * 2^16 x 64, 2^18 x 64, 2^20 x 16 0.5-0.8% faster). */
     R xe = 0, xs1 = 0;
     if (act) {
-        if (G.red) { /* the chunk's F and E, and the inner rows' x from them */
-            const int q = c0 / G.C, left = (m - c0 + L - 1) >> LSH, Pc = left < P ? left : P;
+        if (G.red) { /* the group's F and E, and the inner rows' x from them */
+            int64_t q;
+            int g0, Pc;
+            gt_long_group<R, WG>(G, c0, pl, LSH, q, g0, Pc);
             const R *X = G.RD + k * G.np + 2 * q;
             const R F = X[0], E = X[1];
             auto xr = [&](int l) {
-                const int64_t o = k * G.np1 + (c0 >> LSH) + l;
+                const int64_t o = k * G.np1 + g0 + l;
                 return l == 0 ? F : l == Pc - 1 ? E : G.GI[o] - G.VI[o] * F - G.WI[o] * E;
             };
-            xe = xr(pl);
-            xs1 = pl > 0 ? xr(pl - 1) : q > 0 ? X[-1] : R(0);
+            const int l = p - g0;
+            xe = xr(l);
+            xs1 = l > 0 ? xr(l - 1) : q > 0 ? X[-1] : R(0);
         } else {
             xe = G.RD[k * G.np + p], xs1 = p > 0 ? G.RD[k * G.np + p - 1] : R(0);
         }
@@ -364,8 +466,8 @@ __global__ void __launch_bounds__(256) gt_long_pass(const gt_long_args<R> G)
     int nsys, c0;
     gt_grid_wait();
     gt_long_block(G, DOWN ? blockIdx.x : gridDim.x - 1 - blockIdx.x, k0, nsys, c0);
-    if (DOWN) gt_long_down_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0);
-    else gt_long_up_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0, true);
+    if (DOWN) gt_long_down_blk<R, METHOD, LSH, true>(G, gt_lsm, k0, nsys, c0);
+    else gt_long_up_blk<R, METHOD, LSH, true>(G, gt_lsm, k0, nsys, c0, true);
 }
 
 /* Rows per lane of the fused kernel's bottoms: the warp bottom takes
@@ -508,7 +610,7 @@ __global__ void __launch_bounds__(256) gt_long_fused(const gt_long_args<R> G)
     for (int i = 0; i < iters; i++) {
         if (i) __syncthreads();
         gt_long_block(G, blockIdx.x + (int64_t)i * gridDim.x, k0, nsys, c0);
-        gt_long_down_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0);
+        gt_long_down_blk<R, METHOD, LSH, false>(G, gt_lsm, k0, nsys, c0);
     }
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     grid.sync();
@@ -525,7 +627,7 @@ __global__ void __launch_bounds__(256) gt_long_fused(const gt_long_args<R> G)
     for (int i = iters - 1; i >= 0; i--) {
         if (i != iters - 1) __syncthreads();
         gt_long_block(G, blockIdx.x + (int64_t)i * gridDim.x, k0, nsys, c0);
-        gt_long_up_blk<R, METHOD, LSH>(G, gt_lsm, k0, nsys, c0, !(keep && i == iters - 1));
+        gt_long_up_blk<R, METHOD, LSH, false>(G, gt_lsm, k0, nsys, c0, !(keep && i == iters - 1));
     }
 }
 
@@ -540,20 +642,22 @@ struct gt_long_shape {
  * rows, 8 or 16), BSOLVE_GT_LONG_TE (equations per block), BSOLVE_GT_LONG_BOTTOM
  * (largest reduced system handed to the tile kernel), BSOLVE_GT_PDL (0: the
  * levels' launches after the first are ordinary launches, not programmatic
- * dependent ones), BSOLVE_GT_CHUNKRED (gt_long_level_for), BSOLVE_GT_FUSED (0:
+ * dependent ones), BSOLVE_GT_CHUNKRED and BSOLVE_GT_WARPRED (gt_long_level_for),
+ * BSOLVE_GT_FUSED (0:
  * never the fused kernel, 2: its warp bottom only, never looping, 3: its
  * block bottom only; gt_long_fused_shape),
  * BSOLVE_GT_FUSED_MAX (the most equations it takes with looping blocks),
  * BSOLVE_GT_FUSED_GRID (its most blocks: the tests make them loop). */
 struct gt_long_cfg {
-    int L, te, bottom, pdl, red, fused;
+    int L, te, bottom, pdl, red, wred, fused;
     int64_t fused_max, fused_grid;
 };
 static const gt_long_cfg &gt_long_conf()
 {
     static gt_long_cfg c = {bsi_env_int("BSOLVE_GT_LONG_L", 0), bsi_env_int("BSOLVE_GT_LONG_TE", 0),
                             bsi_env_int("BSOLVE_GT_LONG_BOTTOM", 0), bsi_env_int("BSOLVE_GT_PDL", 1),
-                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1), bsi_env_int("BSOLVE_GT_FUSED", 1),
+                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1), bsi_env_int("BSOLVE_GT_WARPRED", 1),
+                            bsi_env_int("BSOLVE_GT_FUSED", 1),
                             bsi_env_int("BSOLVE_GT_FUSED_MAX", 1 << 21), bsi_env_int("BSOLVE_GT_FUSED_GRID", 0)};
     return c;
 }
@@ -657,6 +761,7 @@ struct gt_long_level {
     gt_long_shape sh;
     int64_t np1, np;
     bool red;
+    int W; /* partitions per reduction group (gt_long_args::W) */
 };
 static inline gt_long_level gt_long_level_for(int method, int64_t m, int64_t batch, bool il, size_t es, int nsm,
                                               bool top, int64_t bottom)
@@ -675,8 +780,32 @@ static inline gt_long_level gt_long_level_for(int method, int64_t m, int64_t bat
     const int64_t blocks = (batch + v.sh.S - 1) / v.sh.S * v.sh.nch;
     const bool useful = v.np1 > bottom && (top ? mode == 1 && blocks <= 8 * (int64_t)nsm : mode == 1 || mode == 3);
     /* with 1 or 2 partitions per chunk there is nothing to fold */
-    v.red = (v.sh.C >> v.sh.lsh) >= 3 && (mode == 2 || useful);
+    const int P = v.sh.C >> v.sh.lsh;
+    v.red = P >= 3 && (mode == 2 || useful);
+    v.W = P;
     v.np = v.red ? 2 * (int64_t)v.sh.nch : v.np1;
+    /* Else the reduction by warps (gt_warp_reduce): the pass keeps
+     * streaming (no block barrier), and the reduced system is 2 rows per 32
+     * partitions instead of one per partition.  Where that fits the bottom
+     * tile kernel it saves a level; where the next level would still stream
+     * more than 2^20 rows it makes that level 16x shorter.  H100,
+     * 2026-11-26, THOMAS ct, 1e9 eq/s, without -> with: 2^16 x 64 28.4 ->
+     * 30.8, 2^18 x 16 27.6 -> 29.4, 2^18 x 64 32.2 -> 34.7, 2^20 x 16 31.9
+     * -> 34.4, 2^22 x 4 31.9 -> 34.1.  Not where the next level is short
+     * anyway (one to four systems of 2^20..2^22: 2^20 x 4 145 -> 152 us);
+     * not with 16-row partitions (PARTIAL 2^18 x 64 33.2 -> 30.9, 2^22 x 64
+     * 35.9 -> 32.7) nor past 2^24 equations (GIVENS 2^22 x 16 33.1 -> 32.2).
+     * BSOLVE_GT_WARPRED: 0 never, 2 wherever the reduced system is longer
+     * than the bottom's. */
+    const int wmode = gt_long_conf().wred;
+    if (!v.red && wmode && v.sh.S == 1 && P > 32 && v.np1 > bottom) {
+        const int gpc = (P + 31) / 32;
+        const int64_t plast = v.np1 - (int64_t)(v.sh.nch - 1) * P;
+        const int64_t np = 2 * ((int64_t)(v.sh.nch - 1) * gpc + (plast + 31) / 32);
+        const bool fit = v.sh.lsh == 3 && m * batch <= ((int64_t)1 << 24) &&
+                         (np <= bottom || v.np1 * batch > ((int64_t)1 << 20));
+        if (wmode == 2 || fit) v.red = true, v.W = 32, v.np = np;
+    }
     return v;
 }
 

@@ -68,6 +68,13 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
         step racecheck-$p 300 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_SANITIZE=2 CK_FORK=no \
             compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_$p
     done
+    # the few-long levels with the reduction by warps wherever it applies (the
+    # quick sizes take it only when forced)
+    case " ${SAN_LIST:-lu gtsv qr} " in *" gtsv "*)
+        step memcheck-gtsv-warpred 200 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=0 \
+            BSOLVE_GT_CHUNKRED=0 BSOLVE_GT_WARPRED=2 BSOLVE_GT_LONG_BOTTOM=64 \
+            compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_gtsv ;;
+    esac
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -8
 fi
 
@@ -77,7 +84,7 @@ fi
 
 {
     echo "device-run summary ($(( $(date +%s) - T0 )) s total)"
-    for k in build tune gpu-test bench_gpu bench_qr_gpu bench_gtsv_gpu probe_gtsv memcheck-lu racecheck-lu memcheck-gtsv racecheck-gtsv memcheck-qr racecheck-qr cpu-test; do
+    for k in build tune gpu-test bench_gpu bench_qr_gpu bench_gtsv_gpu probe_gtsv memcheck-lu racecheck-lu memcheck-gtsv racecheck-gtsv memcheck-gtsv-warpred memcheck-qr racecheck-qr cpu-test; do
         [ -n "${RES[$k]:-}" ] && printf "  %-14s %s\n" "$k" "${RES[$k]}"
     done
     [ -f "$OUT/gpu-test.log" ] && grep -E "^(PASS|FAIL)|Checks|failed|failures" "$OUT/gpu-test.log" | tail -14

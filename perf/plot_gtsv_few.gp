@@ -14,7 +14,7 @@ set xlabel 'systems in the batch'
 set ylabel '10^9 equations solved per second'
 set key outside right top
 set grid
-set title "batched tridiagonal solve, few long systems: FP64, 1 rhs, device memory, H100 80GB HBM3, 2026-11-25"
+set title "batched tridiagonal solve, few long systems: FP64, 1 rhs, device memory, H100 80GB HBM3, 2026-11-26"
 # columns: regime,m,batch,solver,eq_per_s,fraction_of_floor
 sel(v, m) = sprintf("< awk -F, '$1 ~ /^few/ && $4==\"%s\" && $2==%d {print $3 \",\" $5/1e9}' %s", v, m, csv)
 plot for [e=16:22:2] sel('bs-thom-ct', 2**e) using 1:2 with linespoints lw 2 pt 7 lc e title sprintf('ours THOMAS, m = 2^{%d}', e), \

@@ -291,6 +291,27 @@ int main(void)
             run_case(cpu, gpu, me == 1, me, DIAGDOM, (1 << 16) + 5 * me, 1, 40, me, me == 1, 0, 30);
             expect_partition = 0;
         }
+    /* The reduction by warps (gt_warp_reduce): 40 contiguous systems of
+     * ~2^16 rows take it on the top level by default (chunks of 127
+     * partitions of 8 rows, 1016 rows, in groups of 32, 32, 32 and 31).
+     * m = 64 * 1016 + r leaves the last chunk 1, 2 or 3 partitions (r = 1,
+     * 9, 17: a group of one, two, three), or 33 (r = 257: a second group of
+     * one); PARTIAL gets the singular and the NaN system.  Contiguous A (lkind
+     * 0 and 3): interleaved systems of one block each do not take it.  The
+     * quick sizes (8 chunks + r) take it only where the run forces it
+     * (BSOLVE_GT_WARPRED=2 with a short bottom, make gpu-test and the
+     * sanitizer run of perf/device-run.sh). */
+    {
+        const int64_t wm[] = {65025, 65033, 65041, 65281}, wq[] = {8129, 8137, 8145, 8385};
+        const int64_t *w = quick ? wq : wm;
+        for (int i = 0; i < 4; i++)
+            for (int me = 0; me < 3; me++) {
+                expect_partition = 1;
+                run_case(cpu, gpu, (i + me) % 2, me, DIAGDOM, w[i], 1, 40, (i + me) % 2 ? 3 : 0, me == 1, 0, 30);
+                expect_partition = 0;
+            }
+        run_case(cpu, gpu, 0, 1, RANDOM, w[3], 1, 40, 0, 0, 0, 30);
+    }
     /* The chunk reduction's last chunk: one system of m < 2^13 is cut into
      * chunks of 31 partitions of 16 rows (496 rows), so m = 8 * 496 + r
      * leaves a last chunk of 1, 2 or 3 partitions (r = 1, 17, 33) or none
