@@ -159,8 +159,14 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
      * 1.20-1.23e8 -> 1.31-1.32e8 / 1.40-1.43e8 -> 1.46-1.48e8, 32x32
      * 4.03-4.06e7 -> 4.14-4.17e7 / 4.49-4.61e7 -> 4.82-4.91e7, 30x32, 24x32,
      * 17x32 +1-3% / +2-6%; but 16x16 2.74-2.79e8 -> 2.71-2.75e8 and 13x16
-     * 3.05e8 -> 2.97-2.98e8 (interleaved): so at M = 32 only. */
-    constexpr bool WHOLE = BSQ_WARP_WHOLE && M == 32 && L * C >= 16;
+     * 3.05e8 -> 2.97-2.98e8 (interleaved): so at M = 32, and at M = 64 on
+     * the FULL 64 x 32 copy only (three alternating runs, IL / CM: 32x64
+     * 1.11-1.12e7 -> 1.17-1.18e7 / 1.13-1.16e7 -> 1.21e7; with it, the
+     * general 64 x 32 copy lost 3-5% at 20x64 and 24x64, and the FULL
+     * 64 x 16 one 3.5% at 16x64 interleaved; the FULL 64 x 32 copy spills
+     * 88-104 bytes with it and is still faster).  In place of the per-step
+     * vote of 8 columns it cost 8x16 19% interleaved (attempt 17). */
+    constexpr bool WHOLE = BSQ_WARP_WHOLE && L * C >= 16 && (M == 32 || (M == 64 && FULL && L * C == 32));
     int nf, ok = 1;
     R sa, sb, bg[C], bo[C];
     auto factor = [&](auto fastc) __attribute__((always_inline)) {

@@ -446,10 +446,11 @@ int main(void)
                      a == 7 && pad == 2 ? 1e300 : a == 6 && pad == 0 ? 1e-300 : 1.0, 0);
         }
     /* a column of tiny entries on the column-per-lane buckets of 16 and 32
-     * columns (their unscaled first pass, then the scaled one) */
-    static const int tsh[][2] = {{16, 16}, {13, 12}, {32, 16}, {32, 32}, {20, 17}, {16, 8}};
+     * columns and the FULL 64 x 32 one (their unscaled first pass, then the
+     * scaled one) */
+    static const int tsh[][2] = {{16, 16}, {13, 12}, {64, 32}, {32, 16}, {32, 32}, {20, 17}, {16, 8}};
     g_tinycol = 1;
-    for (int a = 0; a < (quick ? 2 : 6); a++)
+    for (int a = 0; a < (quick ? 3 : 7); a++)
         for (int dbl = 0; dbl <= 1; dbl++, t++)
             run_case(cpu, gpu, us, dbl, tsh[a][0], tsh[a][1], 1, 37, (bsolve_layout_kind)(t % 3),
                      (bsolve_layout_kind)((t / 3) % 3), t % 2, 1.0, 0);
