@@ -369,8 +369,13 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
          * share a band out by chunks, so smaller chunks even out the warps'
          * shares before each barrier (H200, 2026-11-26, systems/s, U = 4 ->
          * 2: 64x128 1.2e6 -> 1.33e6, 32x128 3.67e6 -> 4.16e6, 64x64 3.56e6
-         * -> 3.92e6, 57x57 4.81e6 -> 5.2e6; U = 1 within 4% of U = 2). */
-        constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = T > 32 ? 2 : 4;
+         * -> 3.92e6, 57x57 4.81e6 -> 5.2e6).  U = 1 for teams of 8 warps
+         * (H100, 2026-11-26, three alternating runs, IL / CM, U = 2 -> 1:
+         * 64x128 1.34-1.35e6 -> 1.40e6 / 1.43e6 -> 1.48-1.49e6, 48x128
+         * 1.81e6 -> 1.85-1.86e6 / 1.93-1.94e6 -> 1.97-1.98e6), not for 4
+         * (48x64 5.20-5.23e6 -> 5.13-5.16e6 / 5.46-5.48e6 -> 5.31-5.33e6;
+         * 64x64 and 32x128 within 1%). */
+        constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = T > 128 ? 1 : T > 32 ? 2 : 4;
 #pragma unroll 1
         for (int t = 0; t < nsteps; t++) {
             const int jlo = max(0, t - m + 2), jhi = min(t >> 1, jmax);
