@@ -182,6 +182,76 @@ __device__ __forceinline__ void gt_part_x_any(int m, int p, IX I, const R *Lg, c
     else gt_part_x<R, METHOD, L, false>(m, p, I, Lg, Dg, Ug, Bv, xs1, xe);
 }
 
+/* One level of the chunk reductions' PCR (gt_chunk_reduce, gt_warp_reduce):
+ * row (a, b, c) with three right-hand sides y0, y1, y2 eliminates its
+ * neighbours h rows above (up) and below (dn), each fetched as (a, 1/b, c,
+ * y0, y1, y2) by above / below from wherever the reduction keeps them.
+ * ok is cleared where the guard fails (as gt_pcr_level's). */
+template <typename R, typename FA, typename FB>
+__device__ __forceinline__ void gt_pcr_level3(R &a, R &b, R &c, R &y0, R &y1, R &y2, bool up, FA above, bool dn,
+                                              FB below, R tol, R big, bool &ok)
+{
+    ok = ok && fabs(b) >= tol;
+    R na = 0, nb = b, nc = 0, n0 = y0, n1 = y1, n2 = y2;
+    if (up) {
+        R ua, ub, uc, u0, u1, u2;
+        above(ua, ub, uc, u0, u1, u2);
+        const R al = -a * ub;
+        na = al * ua, nb += al * uc, n0 += al * u0, n1 += al * u1, n2 += al * u2;
+    }
+    if (dn) {
+        R da, db, dc, d0, d1, d2;
+        below(da, db, dc, d0, d1, d2);
+        const R ga = -c * db;
+        nc = ga * dc, nb += ga * da, n0 += ga * d0, n1 += ga * d1, n2 += ga * d2;
+    }
+    a = na, b = nb, c = nc, y0 = n0, y1 = n1, y2 = n2;
+    ok = ok && fmax(fabs(a), fmax(fabs(b), fabs(c))) <= big;
+}
+
+/* An inner row's end of a chunk reduction: x_p = g - v F - w E, stored at
+ * partition p for the up pass (GI, VI, WI); a failed guard or a NaN flags
+ * the system. */
+template <typename R>
+__device__ __forceinline__ void gt_red_inner(const gt_long_args<R> &G, bool ok, R b, R y0, R y1, R y2, R tol,
+                                             int64_t k, int p, R &g, R &v, R &w)
+{
+    ok = ok && fabs(b) >= tol;
+    const R ib = R(1) / b;
+    g = y0 * ib, v = y1 * ib, w = y2 * ib;
+    if (!ok || g != g || v != v || w != w) G.flag[k] = G.gen;
+    const int64_t o = k * G.np1 + p;
+    G.GI[o] = g, G.VI[o] = v, G.WI[o] = w;
+}
+
+/* A chunk reduction's outer rows, written as rows o (F, group row l == 0)
+ * and o + 1 (E, l == Pc - 1) of the next level: the neighbouring inner
+ * row's x = g - v F - w E folded in, fetched by next (F's) or prev (E's);
+ * with Pc == 1, E is a dummy row x = 0. */
+template <typename R, typename FN, typename FP>
+__device__ __forceinline__ void gt_red_outer(const gt_long_args<R> &G, int64_t o, int l, int Pc, R ra, R rb, R rc,
+                                             R rd, FN next, FP prev)
+{
+    if (l == 0) { /* row F: x_1 = g - v F - w E folded in */
+        R fb = rb, fc = Pc == 2 ? rc : R(0), fd = rd;
+        if (Pc >= 3) {
+            R g, v, w;
+            next(g, v, w);
+            fb -= rc * v, fc = -rc * w, fd -= rc * g;
+        }
+        G.RA[o] = ra, G.RB[o] = fb, G.RC[o] = fc, G.RD[o] = fd;
+        if (Pc == 1) G.RA[o + 1] = 0, G.RB[o + 1] = 1, G.RC[o + 1] = 0, G.RD[o + 1] = 0;
+    } else if (l == Pc - 1) { /* row E: x_{Pc-2} folded in */
+        R ea = Pc == 2 ? ra : R(0), eb = rb, ed = rd;
+        if (Pc >= 3) {
+            R g, v, w;
+            prev(g, v, w);
+            ea = -ra * v, eb -= ra * w, ed -= ra * g;
+        }
+        G.RA[o + 1] = ea, G.RB[o + 1] = eb, G.RC[o + 1] = rc, G.RD[o + 1] = ed;
+    }
+}
+
 /* The chunk reduction (block-level SPIKE): the Pc reduced rows of a chunk
  * (partition pl: a x_{pl-1} + b x_pl + c x_{pl+1} = d) shrink to two, those
  * of the chunk's first and last partitions' unknowns F = x_0 and E = x_{Pc-1}:
@@ -211,45 +281,24 @@ __device__ __forceinline__ void gt_chunk_reduce(const gt_long_args<R> &G, bool o
     for (int h = 1; h < P - 2; h <<= 1) {
         if (inner) A_[t] = a, B_[t] = R(1) / b, C_[t] = c, D_[t] = y0, E_[t] = y1, F_[t] = y2;
         __syncthreads();
-        if (inner) {
-            ok = ok && fabs(b) >= tol;
-            R na = 0, nb = b, nc = 0, n0 = y0, n1 = y1, n2 = y2;
-            if (pl - h >= 1) {
-                const int o = t - h;
-                const R al = -a * B_[o];
-                na = al * A_[o], nb += al * C_[o], n0 += al * D_[o], n1 += al * E_[o], n2 += al * F_[o];
-            }
-            if (pl + h <= Pc - 2) {
-                const int o = t + h;
-                const R ga = -c * B_[o];
-                nc = ga * C_[o], nb += ga * A_[o], n0 += ga * D_[o], n1 += ga * E_[o], n2 += ga * F_[o];
-            }
-            a = na, b = nb, c = nc, y0 = n0, y1 = n1, y2 = n2;
-            ok = ok && fmax(fabs(a), fmax(fabs(b), fabs(c))) <= big;
-        }
+        auto row = [&](int o) {
+            return [=](R &ua, R &ub, R &uc, R &u0, R &u1, R &u2) {
+                ua = A_[o], ub = B_[o], uc = C_[o], u0 = D_[o], u1 = E_[o], u2 = F_[o];
+            };
+        };
+        if (inner)
+            gt_pcr_level3<R>(a, b, c, y0, y1, y2, pl - h >= 1, row(t - h), pl + h <= Pc - 2, row(t + h), tol, big, ok);
         __syncthreads();
     }
     if (inner) {
-        ok = ok && fabs(b) >= tol;
-        const R ib = R(1) / b, g = y0 * ib, v = y1 * ib, w = y2 * ib;
-        if (!ok || g != g || v != v || w != w) G.flag[k] = G.gen;
-        const int64_t o = k * G.np1 + p;
-        G.GI[o] = g, G.VI[o] = v, G.WI[o] = w;
+        R g, v, w;
+        gt_red_inner<R>(G, ok, b, y0, y1, y2, tol, k, p, g, v, w);
         D_[t] = g, E_[t] = v, F_[t] = w;
     }
     __syncthreads();
     if (!own) return;
-    const int64_t o = k * G.np + 2 * q;
-    if (pl == 0) { /* row F: x_1 = g - v F - w E folded in */
-        R fb = rb, fc = Pc == 2 ? rc : R(0), fd = rd;
-        if (Pc >= 3) fb -= rc * E_[t + 1], fc = -rc * F_[t + 1], fd -= rc * D_[t + 1];
-        G.RA[o] = ra, G.RB[o] = fb, G.RC[o] = fc, G.RD[o] = fd;
-        if (Pc == 1) G.RA[o + 1] = 0, G.RB[o + 1] = 1, G.RC[o + 1] = 0, G.RD[o + 1] = 0;
-    } else if (pl == Pc - 1) { /* row E: x_{Pc-2} folded in */
-        R ea = Pc == 2 ? ra : R(0), eb = rb, ed = rd;
-        if (Pc >= 3) ea = -ra * E_[t - 1], eb -= ra * F_[t - 1], ed -= ra * D_[t - 1];
-        G.RA[o + 1] = ea, G.RB[o + 1] = eb, G.RC[o + 1] = rc, G.RD[o + 1] = ed;
-    }
+    auto gvw = [&](int o) { return [=](R &g, R &v, R &w) { g = D_[o], v = E_[o], w = F_[o]; }; };
+    gt_red_outer<R>(G, k * G.np + 2 * q, pl, Pc, ra, rb, rc, rd, gvw(t + 1), gvw(t - 1));
 }
 
 /* The chunk reduction by warps: as gt_chunk_reduce, but each warp's 32
@@ -282,44 +331,22 @@ __device__ __forceinline__ void gt_warp_reduce(const gt_long_args<R> &G, bool ow
         const R da = __shfl_down_sync(full, a, h), db = __shfl_down_sync(full, ib, h),
                 dc = __shfl_down_sync(full, c, h), d0 = __shfl_down_sync(full, y0, h),
                 d1 = __shfl_down_sync(full, y1, h), d2 = __shfl_down_sync(full, y2, h);
-        if (inner) {
-            ok = ok && fabs(b) >= tol;
-            R na = 0, nb = b, nc = 0, n0 = y0, n1 = y1, n2 = y2;
-            if (l - h >= 1) {
-                const R al = -a * ub;
-                na = al * ua, nb += al * uc, n0 += al * u0, n1 += al * u1, n2 += al * u2;
-            }
-            if (l + h <= Pc - 2) {
-                const R ga = -c * db;
-                nc = ga * dc, nb += ga * da, n0 += ga * d0, n1 += ga * d1, n2 += ga * d2;
-            }
-            a = na, b = nb, c = nc, y0 = n0, y1 = n1, y2 = n2;
-            ok = ok && fmax(fabs(a), fmax(fabs(b), fabs(c))) <= big;
-        }
+        auto above = [&](R &xa, R &xb, R &xc, R &x0, R &x1, R &x2) {
+            xa = ua, xb = ub, xc = uc, x0 = u0, x1 = u1, x2 = u2;
+        };
+        auto below = [&](R &xa, R &xb, R &xc, R &x0, R &x1, R &x2) {
+            xa = da, xb = db, xc = dc, x0 = d0, x1 = d1, x2 = d2;
+        };
+        if (inner) gt_pcr_level3<R>(a, b, c, y0, y1, y2, l - h >= 1, above, l + h <= Pc - 2, below, tol, big, ok);
     }
     R g = 0, v = 0, w = 0;
-    if (inner) {
-        ok = ok && fabs(b) >= tol;
-        const R ib = R(1) / b;
-        g = y0 * ib, v = y1 * ib, w = y2 * ib;
-        if (!ok || g != g || v != v || w != w) G.flag[k] = G.gen;
-        const int64_t o = k * G.np1 + p;
-        G.GI[o] = g, G.VI[o] = v, G.WI[o] = w;
-    }
+    if (inner) gt_red_inner<R>(G, ok, b, y0, y1, y2, tol, k, p, g, v, w);
     const R gn = __shfl_down_sync(full, g, 1), vn = __shfl_down_sync(full, v, 1), wn = __shfl_down_sync(full, w, 1);
     const R gp = __shfl_up_sync(full, g, 1), vp = __shfl_up_sync(full, v, 1), wp = __shfl_up_sync(full, w, 1);
     if (!own) return;
-    const int64_t o = k * G.np + 2 * q;
-    if (l == 0) { /* row F: x_1 = g - v F - w E folded in */
-        R fb = rb, fc = Pc == 2 ? rc : R(0), fd = rd;
-        if (Pc >= 3) fb -= rc * vn, fc = -rc * wn, fd -= rc * gn;
-        G.RA[o] = ra, G.RB[o] = fb, G.RC[o] = fc, G.RD[o] = fd;
-        if (Pc == 1) G.RA[o + 1] = 0, G.RB[o + 1] = 1, G.RC[o + 1] = 0, G.RD[o + 1] = 0;
-    } else if (l == Pc - 1) { /* row E: x_{Pc-2} folded in */
-        R ea = Pc == 2 ? ra : R(0), eb = rb, ed = rd;
-        if (Pc >= 3) ea = -ra * vp, eb -= ra * wp, ed -= ra * gp;
-        G.RA[o + 1] = ea, G.RB[o + 1] = eb, G.RC[o + 1] = rc, G.RD[o + 1] = ed;
-    }
+    gt_red_outer<R>(
+        G, k * G.np + 2 * q, l, Pc, ra, rb, rc, rd, [&](R &xg, R &xv, R &xw) { xg = gn, xv = vn, xw = wn; },
+        [&](R &xg, R &xv, R &xw) { xg = gp, xv = vp, xw = wp; });
 }
 
 /* The down pass of block (k0, c0) over its chunk, staged in sm (left there
