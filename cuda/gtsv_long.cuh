@@ -206,7 +206,7 @@ __device__ __forceinline__ void gt_pcr_level3(R &a, R &b, R &c, R &y0, R &y1, R 
         nc = ga * dc, nb += ga * da, n0 += ga * d0, n1 += ga * d1, n2 += ga * d2;
     }
     a = na, b = nb, c = nc, y0 = n0, y1 = n1, y2 = n2;
-    ok = ok && fmax(fabs(a), fmax(fabs(b), fabs(c))) <= big;
+    ok = ok & (fabs(a) <= big) & (fabs(b) <= big) & (fabs(c) <= big);
 }
 
 /* An inner row's end of a chunk reduction: x_p = g - v F - w E, stored at
@@ -265,11 +265,13 @@ __device__ __forceinline__ void gt_red_outer(const gt_long_args<R> &G, int64_t o
  * with Pc == 1 (a system's last chunk) E is a dummy row x = 0.  PCR does not
  * pivot: the guard of gt_reduced_pcr (divisors above GT_TOL times the
  * chunk's largest inner entry, bounded growth) sends a failing system to
- * the sequential fallback.  Every thread of the block calls this. */
+ * the sequential fallback.  W: 6 entries per reduced slot (S * P + S),
+ * 8- or 16-byte aligned (gt_row6_put).  Every thread of the block calls
+ * this. */
 template <typename R>
 __device__ __forceinline__ void gt_chunk_reduce(const gt_long_args<R> &G, bool own, int t, int s, int pl, int Pc,
-                                                int P, int64_t k, int p, int64_t q, R ra, R rb, R rc, R rd, R *A_,
-                                                R *B_, R *C_, R *D_, R *E_, R *F_, R *smax)
+                                                int P, int64_t k, int p, int64_t q, R ra, R rb, R rc, R rd, R *W,
+                                                R *smax)
 {
     const bool inner = own && pl >= 1 && pl <= Pc - 2;
     R a = inner && pl > 1 ? ra : R(0), b = inner ? rb : R(1), c = inner && pl < Pc - 2 ? rc : R(0);
@@ -278,27 +280,31 @@ __device__ __forceinline__ void gt_chunk_reduce(const gt_long_args<R> &G, bool o
     __syncthreads();
     const R sm = inner ? smax[s] : R(0), tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
     bool ok = true;
+    R *const me = W + 6 * t;
     for (int h = 1; h < P - 2; h <<= 1) {
-        if (inner) A_[t] = a, B_[t] = R(1) / b, C_[t] = c, D_[t] = y0, E_[t] = y1, F_[t] = y2;
+        if (inner) gt_row6_put<R>(me, a, R(1) / b, c, y0, y1, y2);
         __syncthreads();
-        auto row = [&](int o) {
-            return [=](R &ua, R &ub, R &uc, R &u0, R &u1, R &u2) {
-                ua = A_[o], ub = B_[o], uc = C_[o], u0 = D_[o], u1 = E_[o], u2 = F_[o];
-            };
+        auto row = [&](int d) {
+            return [=](R &ua, R &ub, R &uc, R &u0, R &u1, R &u2) { gt_row6_get<R>(me + 6 * d, ua, ub, uc, u0, u1, u2); };
         };
         if (inner)
-            gt_pcr_level3<R>(a, b, c, y0, y1, y2, pl - h >= 1, row(t - h), pl + h <= Pc - 2, row(t + h), tol, big, ok);
+            gt_pcr_level3<R>(a, b, c, y0, y1, y2, pl - h >= 1, row(-h), pl + h <= Pc - 2, row(h), tol, big, ok);
         __syncthreads();
     }
+    R g = 0, v = 0, w = 0;
     if (inner) {
-        R g, v, w;
         gt_red_inner<R>(G, ok, b, y0, y1, y2, tol, k, p, g, v, w);
-        D_[t] = g, E_[t] = v, F_[t] = w;
+        gt_row6_put<R>(me, g, v, w, R(0), R(0), R(0));
     }
     __syncthreads();
     if (!own) return;
-    auto gvw = [&](int o) { return [=](R &g, R &v, R &w) { g = D_[o], v = E_[o], w = F_[o]; }; };
-    gt_red_outer<R>(G, k * G.np + 2 * q, pl, Pc, ra, rb, rc, rd, gvw(t + 1), gvw(t - 1));
+    auto gvw = [&](int d) {
+        return [=](R &xg, R &xv, R &xw) {
+            R z0, z1, z2;
+            gt_row6_get<R>(me + 6 * d, xg, xv, xw, z0, z1, z2);
+        };
+    };
+    gt_red_outer<R>(G, k * G.np + 2 * q, pl, Pc, ra, rb, rc, rd, gvw(1), gvw(-1));
 }
 
 /* The chunk reduction by warps: as gt_chunk_reduce, but each warp's 32
@@ -404,7 +410,7 @@ __device__ __forceinline__ void gt_long_down_blk(const gt_long_args<R> &G, unsig
             gt_warp_reduce<R>(G, own, pl - (g0 - (c0 >> LSH)), Pc, k, p, q, ra, rb, rc, rd);
         } else {
             __syncthreads(); /* the look-ahead's GS/VS/WS are read: the arrays are free again */
-            gt_chunk_reduce<R>(G, own, t, s, pl, Pc, P, k, p, q, ra, rb, rc, rd, RA, RB, RC, RD, GS, VS, smax);
+            gt_chunk_reduce<R>(G, own, t, s, pl, Pc, P, k, p, q, ra, rb, rc, rd, RA, smax);
         }
     }
 }

@@ -238,12 +238,54 @@ __device__ __forceinline__ void gt_smax(double *a, double v)
 }
 __device__ __forceinline__ void gt_smax(float *a, float v) { atomicMax((unsigned *)a, __float_as_uint(v)); }
 
+/* A reduced row of the PCRs (gt_reduced_pcr, gt_chunk_reduce) in shared
+ * memory: its values side by side, 6 entries apart, written and read as
+ * pairs.  Why not one array per value: each array's address was recomputed
+ * per value and level (about 100 of the chunk reduction's 165 instructions
+ * per warp and level on sm_90), and with four blocks per SM in the same
+ * phase the level was issue-bound.  A stride of 6 entries keeps the pair
+ * accesses of 8 consecutive lanes (16 for float) on distinct banks. */
+template <typename R> struct gt_pair;
+template <> struct gt_pair<double> {
+    typedef double2 T;
+    static __device__ __forceinline__ T mk(double x, double y) { return make_double2(x, y); }
+};
+template <> struct gt_pair<float> {
+    typedef float2 T;
+    static __device__ __forceinline__ T mk(float x, float y) { return make_float2(x, y); }
+};
+template <typename R> __device__ __forceinline__ void gt_row4_put(R *w, R a, R b, R c, R d)
+{
+    typedef gt_pair<R> P;
+    typename P::T *q = (typename P::T *)w;
+    q[0] = P::mk(a, b), q[1] = P::mk(c, d);
+}
+template <typename R> __device__ __forceinline__ void gt_row4_get(const R *w, R &a, R &b, R &c, R &d)
+{
+    typedef typename gt_pair<R>::T T;
+    const T *q = (const T *)w;
+    const T u = q[0], v = q[1];
+    a = u.x, b = u.y, c = v.x, d = v.y;
+}
+template <typename R> __device__ __forceinline__ void gt_row6_put(R *w, R a, R b, R c, R y0, R y1, R y2)
+{
+    gt_row4_put<R>(w, a, b, c, y0);
+    *(typename gt_pair<R>::T *)(w + 4) = gt_pair<R>::mk(y1, y2);
+}
+template <typename R> __device__ __forceinline__ void gt_row6_get(const R *w, R &a, R &b, R &c, R &y0, R &y1, R &y2)
+{
+    gt_row4_get<R>(w, a, b, c, y0);
+    const typename gt_pair<R>::T x = *(const typename gt_pair<R>::T *)(w + 4);
+    y1 = x.x, y2 = x.y;
+}
+
 /* One level of parallel cyclic reduction on the reduced row (ra rb rc | rd):
  * the rows h above and h below are eliminated where they exist (up, dn);
  * above(a, b, c, d) and below(...) fetch those rows, their pivot b as its
  * reciprocal (recip) or as is.  Returns the guard of gt_reduced_pcr: our
  * pivot, which the neighbours divide by, at least tol, and no entry grown
- * past big.  Shared by the block's PCR (neighbours in shared memory) and
+ * past big (each entry compared: fmax ignored a NaN and compiled to a chain
+ * of selects).  Shared by the block's PCR (neighbours in shared memory) and
  * the warp's (gt_warp_bottom: neighbours by shuffles). */
 template <typename R, typename FA, typename FB>
 __device__ __forceinline__ bool gt_pcr_level(bool recip, R &ra, R &rb, R &rc, R &rd, bool up, FA above, bool dn,
@@ -264,7 +306,7 @@ __device__ __forceinline__ bool gt_pcr_level(bool recip, R &ra, R &rb, R &rc, R 
         nc = ga * c, nb += ga * a, nd += ga * d;
     }
     ra = na, rb = nb, rc = nc, rd = nd;
-    return ok && fmax(fabs(ra), fmax(fabs(rb), fabs(rc))) <= big;
+    return ok & (fabs(ra) <= big) & (fabs(rb) <= big) & (fabs(rc) <= big);
 }
 
 /* The reduced systems by parallel cyclic reduction, thread t = s*P + p
@@ -302,16 +344,19 @@ __device__ __forceinline__ void gt_reduced_pcr(bool run, int t, int s, int p, in
     __syncthreads();
     const R sm = run ? smax[s] : R(0), tol = R(GT_TOL) * sm, big = sm * R(1 / GT_TOL);
     bool ok = true;
+    /* the levels' rows side by side (gt_row4_put), over RA..RVS: the fold
+     * above has read them */
+    R *const me = Red + 6 * t;
     for (int h = 1; h < P; h <<= 1) {
-        /* recip: RB holds 1 / rb, one reciprocal per row and level for both
-         * neighbours' multipliers instead of their two divisions */
-        if (run) RA[t] = ra, RB[t] = recip ? R(1) / rb : rb, RC[t] = rc, RD[t] = rd;
+        /* recip: the pivot as 1 / rb, one reciprocal per row and level for
+         * both neighbours' multipliers instead of their two divisions */
+        if (run) gt_row4_put<R>(me, ra, recip ? R(1) / rb : rb, rc, rd);
         __syncthreads();
         if (run) {
-            auto row = [&](int o) {
-                return [=](R &a, R &b, R &c, R &d) { a = RA[o], b = RB[o], c = RC[o], d = RD[o]; };
+            auto row = [&](int d) {
+                return [=](R &a, R &b, R &c, R &dd) { gt_row4_get<R>(me + 6 * d, a, b, c, dd); };
             };
-            ok = gt_pcr_level<R>(recip, ra, rb, rc, rd, p >= h, row(t - h), p + h < P, row(t + h), tol, big) && ok;
+            ok = gt_pcr_level<R>(recip, ra, rb, rc, rd, p >= h, row(-h), p + h < P, row(h), tol, big) && ok;
         }
         __syncthreads();
     }
