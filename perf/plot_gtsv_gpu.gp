@@ -13,7 +13,7 @@ set xlabel 'm (equations per system; 2^{25}/m systems)'
 set ylabel '10^9 equations solved per second'
 set key inside right top
 set grid
-set title "batched tridiagonal solve, many systems: FP64, 1 rhs, device memory, H100 80GB HBM3, 2026-11-24"
+set title "batched tridiagonal solve, many systems: FP64, 1 rhs, device memory, H100 80GB HBM3, 2026-11-26"
 # columns: regime,m,batch,solver,eq_per_s,fraction_of_floor
 sel(v) = sprintf("< awk -F, '$1 ~ /^many/ && $4==\"%s\" {print $2 \",\" $5/1e9}' %s", v, csv)
 plot sel('floor') using 1:2 with lines lw 2 dt 2 lc rgb '#888888' title 'copy floor', \
