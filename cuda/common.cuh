@@ -115,6 +115,19 @@ void *bsi_dbuf_get(bsi_dbuf *b, size_t bytes, int pinned);
 /* Classifies a pointer: 1 device-accessible (device or managed memory), 0 host. */
 int bsi_is_device_ptr(const void *p);
 
+/* Two entries of the precision as one 16-byte (double) or 8-byte (float)
+ * access: shared-memory rows read and written in pairs (gtsv_tile.cuh's
+ * PCR rows, qr_team.cuh's rotations). */
+template <typename R> struct bsi_pair;
+template <> struct bsi_pair<double> {
+    typedef double2 T;
+    static __device__ __forceinline__ T mk(double x, double y) { return make_double2(x, y); }
+};
+template <> struct bsi_pair<float> {
+    typedef float2 T;
+    static __device__ __forceinline__ T mk(float x, float y) { return make_float2(x, y); }
+};
+
 #define BSI_CUDA_TRY(ctx, expr, what)                                   \
     do {                                                                \
         cudaError_t bsi_e_ = (expr);                                    \

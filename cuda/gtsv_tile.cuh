@@ -268,24 +268,15 @@ __device__ __forceinline__ void gt_smax(float *a, float v) { atomicMax((unsigned
  * per warp and level on sm_90), and with four blocks per SM in the same
  * phase the level was issue-bound.  A stride of 6 entries keeps the pair
  * accesses of 8 consecutive lanes (16 for float) on distinct banks. */
-template <typename R> struct gt_pair;
-template <> struct gt_pair<double> {
-    typedef double2 T;
-    static __device__ __forceinline__ T mk(double x, double y) { return make_double2(x, y); }
-};
-template <> struct gt_pair<float> {
-    typedef float2 T;
-    static __device__ __forceinline__ T mk(float x, float y) { return make_float2(x, y); }
-};
 template <typename R> __device__ __forceinline__ void gt_row4_put(R *w, R a, R b, R c, R d)
 {
-    typedef gt_pair<R> P;
+    typedef bsi_pair<R> P;
     typename P::T *q = (typename P::T *)w;
     q[0] = P::mk(a, b), q[1] = P::mk(c, d);
 }
 template <typename R> __device__ __forceinline__ void gt_row4_get(const R *w, R &a, R &b, R &c, R &d)
 {
-    typedef typename gt_pair<R>::T T;
+    typedef typename bsi_pair<R>::T T;
     const T *q = (const T *)w;
     const T u = q[0], v = q[1];
     a = u.x, b = u.y, c = v.x, d = v.y;
@@ -293,12 +284,12 @@ template <typename R> __device__ __forceinline__ void gt_row4_get(const R *w, R 
 template <typename R> __device__ __forceinline__ void gt_row6_put(R *w, R a, R b, R c, R y0, R y1, R y2)
 {
     gt_row4_put<R>(w, a, b, c, y0);
-    *(typename gt_pair<R>::T *)(w + 4) = gt_pair<R>::mk(y1, y2);
+    *(typename bsi_pair<R>::T *)(w + 4) = bsi_pair<R>::mk(y1, y2);
 }
 template <typename R> __device__ __forceinline__ void gt_row6_get(const R *w, R &a, R &b, R &c, R &y0, R &y1, R &y2)
 {
     gt_row4_get<R>(w, a, b, c, y0);
-    const typename gt_pair<R>::T x = *(const typename gt_pair<R>::T *)(w + 4);
+    const typename bsi_pair<R>::T x = *(const typename bsi_pair<R>::T *)(w + 4);
     y1 = x.x, y2 = x.y;
 }
 

@@ -83,9 +83,17 @@ static bsq_geom bsq_plan(int m, int n, int nrhs, size_t es)
             continue;
         }
         g.T = T;
-        if (T > 32) { /* a block of T / 32 warps per system */
-            g.wpb = T / 32;
-            g.smem = sys;
+        if (T >= 32) { /* room to align the rotations' (c, s) pairs (bsq_k_team) */
+            g.mstride += 2;
+            const size_t sx = (size_t)g.mstride * es;
+            if (T > 32) { /* a block of T / 32 warps per system */
+                g.wpb = T / 32;
+                g.smem = sx;
+                return g;
+            }
+            g.wpb = 4;
+            while (g.wpb > 1 && (size_t)g.wpb * sx > (96 << 10)) g.wpb /= 2;
+            g.smem = (size_t)g.wpb * sx;
             return g;
         }
         g.wpb = 4;

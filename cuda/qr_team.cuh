@@ -302,7 +302,16 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
     const int nb = OP == BSQ_GELS ? a.nbp : 0, NCmax = n + nb;
     R *wbase = reinterpret_cast<R *>(bsq_smem) + (size_t)warp * SW * a.mstride;
     R *S = wbase + tm * a.mstride;
-    R *rc = S + ldm * NCmax, *rs = rc + n, *rdv = rs + n;
+    /* CSP: (c, s) of the step's rotations as pairs, one broadcast load per
+     * rotation and column chunk in the apply phase instead of two, aligned
+     * (bsq_plan leaves the entry it may take); teams of a warp or more
+     * only: smaller ones took 8 more registers */
+    constexpr bool CSP = T >= 32;
+    R *rcs = S + ldm * NCmax;
+    if (CSP && (uintptr_t)rcs % (2 * sizeof(R))) rcs++;
+    typedef typename bsi_pair<R>::T P2;
+    P2 *const cs2 = reinterpret_cast<P2 *>(rcs);
+    R *const rc = rcs, *const rs = rcs + n, *rdv = rcs + 2 * n;
     const float inv_m = 1.0f / (float)m;
     const int jmax = min(n - 1, m - 2), nsteps = m - 1 + jmax;
     const int RO = n * n, RD = RO + 2 * (n * (m - 1) - n * (n - 1) / 2);
@@ -385,8 +394,8 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                 R c, s;
                 R *col = S + j * ldm;
                 col[i - 1] = bsq_rot<R>(col[i - 1], col[i], c, s);
-                rc[j] = c;
-                rs[j] = s;
+                if constexpr (CSP) cs2[j] = bsi_pair<R>::mk(c, s);
+                else rc[j] = c, rs[j] = s;
                 /* the right-hand sides' rows i-1, i: here, by the lane that
                  * has c and s, rather than as columns of the apply phase */
 #pragma unroll 1
@@ -423,8 +432,12 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                     for (int u = 0; u < U; u++) {
                         x[u] = S[off + 2 * (j + u)];
                         y[u] = S[off + 2 * (j + u) + 1];
-                        c[u] = rc[j + u];
-                        s[u] = rs[j + u];
+                        if constexpr (CSP) {
+                            const P2 q = cs2[j + u];
+                            c[u] = q.x, s[u] = q.y;
+                        } else {
+                            c[u] = rc[j + u], s[u] = rs[j + u];
+                        }
                     }
 #pragma unroll
                     for (int u = 0; u < U; u++) {
@@ -434,7 +447,14 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                 }
 #pragma unroll 1
                 for (j = jlo + nch * U; gq == nch % G && j <= je; j++) {
-                    const R x = S[off + 2 * j], y = S[off + 2 * j + 1], c = rc[j], s = rs[j];
+                    const R x = S[off + 2 * j], y = S[off + 2 * j + 1];
+                    R c, s;
+                    if constexpr (CSP) {
+                        const P2 q = cs2[j];
+                        c = q.x, s = q.y;
+                    } else {
+                        c = rc[j], s = rs[j];
+                    }
                     S[off + 2 * j] = c * x + s * y;
                     S[off + 2 * j + 1] = c * y - s * x;
                 }
