@@ -83,22 +83,16 @@ static bsq_geom bsq_plan(int m, int n, int nrhs, size_t es)
             continue;
         }
         g.T = T;
-        if (T >= 32) { /* room to align the rotations' (c, s) pairs (bsq_k_team) */
-            g.mstride += 2;
-            const size_t sx = (size_t)g.mstride * es;
-            if (T > 32) { /* a block of T / 32 warps per system */
-                g.wpb = T / 32;
-                g.smem = sx;
-                return g;
-            }
-            g.wpb = 4;
-            while (g.wpb > 1 && (size_t)g.wpb * sx > (96 << 10)) g.wpb /= 2;
-            g.smem = (size_t)g.wpb * sx;
+        if (T >= 32) g.mstride += 2; /* room to align the rotations' (c, s) pairs (bsq_k_team) */
+        const size_t sx = (size_t)g.mstride * es, wx = (size_t)(T < 32 ? 32 / T : 1) * sx;
+        if (T > 32) { /* a block of T / 32 warps per system */
+            g.wpb = T / 32;
+            g.smem = sx;
             return g;
         }
         g.wpb = 4;
-        while (g.wpb > 1 && (size_t)g.wpb * warp > (96 << 10)) g.wpb /= 2;
-        g.smem = (size_t)g.wpb * warp;
+        while (g.wpb > 1 && (size_t)g.wpb * wx > (96 << 10)) g.wpb /= 2;
+        g.smem = (size_t)g.wpb * wx;
         return g;
     }
 }
