@@ -300,8 +300,8 @@ __device__ __forceinline__ void gt_chunk_reduce(const gt_long_args<R> &G, bool o
     if (!own) return;
     auto gvw = [&](int d) {
         return [=](R &xg, R &xv, R &xw) {
-            R z0, z1, z2;
-            gt_row6_get<R>(me + 6 * d, xg, xv, xw, z0, z1, z2);
+            R z;
+            gt_row4_get<R>(me + 6 * d, xg, xv, xw, z); /* (g, v, w, 0): its first two pairs */
         };
     };
     gt_red_outer<R>(G, k * G.np + 2 * q, pl, Pc, ra, rb, rc, rd, gvw(1), gvw(-1));

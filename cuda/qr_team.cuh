@@ -280,6 +280,20 @@ __device__ __forceinline__ void bsq_io(R *wbase, int mstride, int ldm, int scol,
     }
 }
 
+/* (c, s) of the step's rotation j in the team kernel: one pair (CSP) or
+ * two arrays */
+template <typename R, bool CSP>
+__device__ __forceinline__ void bsq_cs_get(const typename bsi_pair<R>::T *cs2, const R *rc, const R *rs, int j, R &c,
+                                           R &s)
+{
+    if constexpr (CSP) {
+        const typename bsi_pair<R>::T q = cs2[j];
+        c = q.x, s = q.y;
+    } else {
+        c = rc[j], s = rs[j];
+    }
+}
+
 /* The team kernel (see the top of the file).  SW systems per warp, or one
  * per block of T threads for T > 32; its copies (bsq_io) are walked by
  * the block's T threads then, by a warp's 32 otherwise. */
@@ -312,6 +326,7 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
     typedef typename bsi_pair<R>::T P2;
     P2 *const cs2 = reinterpret_cast<P2 *>(rcs);
     R *const rc = rcs, *const rs = rcs + n, *rdv = rcs + 2 * n;
+
     const float inv_m = 1.0f / (float)m;
     const int jmax = min(n - 1, m - 2), nsteps = m - 1 + jmax;
     const int RO = n * n, RD = RO + 2 * (n * (m - 1) - n * (n - 1) / 2);
@@ -432,12 +447,7 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                     for (int u = 0; u < U; u++) {
                         x[u] = S[off + 2 * (j + u)];
                         y[u] = S[off + 2 * (j + u) + 1];
-                        if constexpr (CSP) {
-                            const P2 q = cs2[j + u];
-                            c[u] = q.x, s[u] = q.y;
-                        } else {
-                            c[u] = rc[j + u], s[u] = rs[j + u];
-                        }
+                        bsq_cs_get<R, CSP>(cs2, rc, rs, j + u, c[u], s[u]);
                     }
 #pragma unroll
                     for (int u = 0; u < U; u++) {
@@ -449,12 +459,7 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                 for (j = jlo + nch * U; gq == nch % G && j <= je; j++) {
                     const R x = S[off + 2 * j], y = S[off + 2 * j + 1];
                     R c, s;
-                    if constexpr (CSP) {
-                        const P2 q = cs2[j];
-                        c = q.x, s = q.y;
-                    } else {
-                        c = rc[j], s = rs[j];
-                    }
+                    bsq_cs_get<R, CSP>(cs2, rc, rs, j, c, s);
                     S[off + 2 * j] = c * x + s * y;
                     S[off + 2 * j + 1] = c * y - s * x;
                 }
