@@ -20,6 +20,7 @@
 #include "common.cuh"
 #include "hostpath.cuh"
 #include "qr_reg.cuh"
+#include "qr_pair.cuh"
 #include "qr_team.cuh"
 #include "qr_warp.cuh"
 
@@ -315,6 +316,32 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
     return bsq_launch_warp_ld<R, BSQ_LD_ROW>(a, code, full, st);
 }
 
+/* ---- paired steps (qr_pair.cuh) ---------------------------------------------
+ * FP64 gels with nrhs = 1, m <= 64 and n >= 48: the team kernel's steps
+ * two at a time, each column's band split over two threads.  H100,
+ * 2026-11-27 00:45 UTC, two alternating runs against the team kernel in
+ * the same binary, ours IL / CM, systems/s, team -> pair: 64x64
+ * 4.08-4.11e6 / 4.40e6 -> 4.40-4.41e6 / 4.63-4.64e6, 57x57 5.51e6 / 5.90e6
+ * -> 5.70-5.72e6 / 6.03-6.05e6, 48x64 5.62e6 / 6.02e6 -> 5.75e6 / 6.13e6;
+ * at m = 128 with four threads per band 40x128 2.38e6 / 2.44e6 ->
+ * 2.69e6 / 2.75e6 but 64x128 1.52e6 / 1.63e6 -> 1.51e6 / 1.61e6 and 32x128
+ * 4.40e6 / 4.78e6 -> 4.15e6 / 4.38e6, so the team kernel keeps m > 64
+ * (perf/NOTES-qr-gpu.md attempt 25).  BSOLVE_QR_PAIR=0 in the environment
+ * turns it off (the team kernel there: A/B comparisons), =2 gives it every
+ * FP64 gels with nrhs = 1, n <= 64, m <= 128 that reaches it (tests). */
+static int bsq_pair_env()
+{
+    static const int r = bsi_env_int("BSOLVE_QR_PAIR", 1);
+    return r;
+}
+
+static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
+{
+    const int e = bsq_pair_env();
+    if (!e || op != BSQ_GELS || es != 8 || nrhs != 1 || n > 64 || m > 128) return false;
+    return e == 2 || (m <= 64 && n >= 48);
+}
+
 template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)
 {
     if (a.count <= 0) return cudaSuccess;
@@ -323,6 +350,8 @@ template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaS
     if (OP == BSQ_GELS) {
         const int wcode = bsq_warp_bucket(a.m, a.n, a.nrhs, OP, sizeof(R), a.a_il);
         if (wcode) return bsq_launch_warp<R>(a, wcode, st);
+        if constexpr (sizeof(R) == 8)
+            if (bsq_pair_takes(a.m, a.n, a.nrhs, OP, sizeof(R))) return bsq_launch_pair<R>(a, st);
     }
     const bsq_geom g = bsq_plan(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, sizeof(R));
     a.nbp = g.nbp;

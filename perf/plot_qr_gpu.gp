@@ -14,7 +14,7 @@ set xlabel 'n (columns of each system; m = n solid, m = 2n dashed)'
 set ylabel 'systems solved per second'
 set key inside right top
 set grid
-set title "batched least squares (QR): FP64, 1 rhs, 512 MB of matrices in device memory, H100 80GB HBM3, 2026-11-26"
+set title "batched least squares (QR): FP64, 1 rhs, 512 MB of matrices in device memory, H100 80GB HBM3, 2026-11-27"
 # columns: n,m,batch,team,ours_il,ours_cm,cublas_gels,cublas_geqrf,lu_gesv_il,floor,maxrel
 sq(c) = sprintf("< awk -F, 'NR>1 && $4==\"auto\" && $1==$2 {print $1 \",\" $%d}' %s", c, csv)
 tall(c) = sprintf("< awk -F, 'NR>1 && $4==\"auto\" && 2*$1==$2 {print $1 \",\" $%d}' %s", c, csv)

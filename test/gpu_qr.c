@@ -30,8 +30,10 @@
  * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer; make
  * gpu-test also runs it with every shape forced onto the team kernel with
  * teams of 64 and 256 threads (BSOLVE_QR_REG=0 BSOLVE_QR_WARP=0
- * BSOLVE_QR_TEAM=T: the block-wide teams on shapes they never get by
- * default, n = 1 and m < T included).
+ * BSOLVE_QR_PAIR=0 BSOLVE_QR_TEAM=T: the block-wide teams on shapes they
+ * never get by default, n = 1 and m < T included), and with every FP64 gels
+ * nrhs = 1 shape on the paired-step kernel (qr_pair.cuh) with bands of one
+ * and of four threads (BSOLVE_QR_PAIR=2 BSOLVE_QR_PAIR_SEG=1, 4).
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -1,0 +1,40 @@
+/* qr_pair_d.cu -- launches of the paired-step QR kernel (qr_pair.cuh),
+ * FP64; compiled apart from qr.cu so that make -j builds them in parallel. */
+#include "qr_pair.cuh"
+
+/* BSOLVE_QR_PAIR_SEG=1, 2 or 4: threads per column band (A/B comparisons) */
+static int bsq_pair_seg_env()
+{
+    static const int r = bsi_env_int("BSOLVE_QR_PAIR_SEG", 0);
+    return r;
+}
+
+template <typename R, int TC, int SEG> static cudaError_t bsq_launch_pair_t(const bsq_args<R> &a, size_t smem, cudaStream_t st)
+{
+    if (smem > (48 << 10)) {
+        const cudaError_t e = cudaFuncSetAttribute(bsq_k_pair<R, TC, SEG>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return e;
+    }
+    bsq_k_pair<R, TC, SEG><<<(unsigned)a.count, TC * SEG, smem, st>>>(a);
+    return cudaGetLastError();
+}
+
+template <typename R> cudaError_t bsq_launch_pair(const bsq_args<R> &a, cudaStream_t st)
+{
+    if (a.m < 2 || a.m > 128 || a.n < 1 || a.n > 64 || a.n > a.m || a.nrhs != 1) return cudaErrorNotSupported;
+    if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    bsq_args<R> b = a;
+    b.ldm = a.m | 1; /* odd: lanes striding by columns hit distinct banks */
+    const size_t smem = ((size_t)b.ldm * (a.n + 1) + a.n) * sizeof(R);
+    const int seg = bsq_pair_seg_env() ? bsq_pair_seg_env() : 2;
+    if (a.n <= 32) {
+        if (seg == 1) return bsq_launch_pair_t<R, 32, 1>(b, smem, st);
+        if (seg == 4) return bsq_launch_pair_t<R, 32, 4>(b, smem, st);
+        return bsq_launch_pair_t<R, 32, 2>(b, smem, st);
+    }
+    if (seg == 1) return bsq_launch_pair_t<R, 64, 1>(b, smem, st);
+    if (seg == 4) return bsq_launch_pair_t<R, 64, 4>(b, smem, st);
+    return bsq_launch_pair_t<R, 64, 2>(b, smem, st);
+}
+
+template cudaError_t bsq_launch_pair<double>(const bsq_args<double> &, cudaStream_t);
