@@ -228,23 +228,8 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
      * squares taken after a power-of-two scaling of the column */
     int zl = 0x7fffffff;
-    for (int j = tid; j < n; j += T) {
-        const R *cj = S + j * ldm;
-        R mx = R(0);
-        for (int i = 0; i <= j; i++) mx = fmax(mx, fabs(cj[i]));
-        R down, up;
-        L::pow2(mx, down, up);
-        R ss = R(0);
-        for (int i = 0; i <= j; i++) {
-            const R q = cj[i] * down;
-            ss += q * q;
-        }
-        const R d = cj[j] * down, tol = (R)m * L::eps();
-        const bool neg = d * d <= tol * tol * ss;
-        if (neg) zl = min(zl, j + 1);
-        rdv[j] = R(1) / (neg ? R(1) : cj[j]);
-        (void)up;
-    }
+    for (int j = tid; j < n; j += T)
+        if (bsq_rank_col<R>(S + j * ldm, j, m, rdv[j])) zl = min(zl, j + 1);
     zl = bsq_min<T>(zl);
     const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
     __syncthreads();

@@ -194,6 +194,28 @@ template <typename R> __device__ __forceinline__ bool bsq_rd_bad(R rd)
     return isinf(a) || a < bsq_lim<R>::tiny();
 }
 
+/* The rank test of column j of R (cj: rows 0..j): whether |R(j,j)| <= m eps
+ * ||R(0:j,j)||, the squares taken after a power-of-two scaling of the
+ * column; rd = 1/R(j,j), or 1 where R(j,j) is negligible. */
+template <typename R> __device__ __forceinline__ bool bsq_rank_col(const R *cj, int j, int m, R &rd)
+{
+    typedef bsq_lim<R> L;
+    R mx = R(0);
+    for (int i = 0; i <= j; i++) mx = fmax(mx, fabs(cj[i]));
+    R down, up;
+    L::pow2(mx, down, up);
+    R ss = R(0);
+    for (int i = 0; i <= j; i++) {
+        const R q = cj[i] * down;
+        ss += q * q;
+    }
+    const R d = cj[j] * down, tol = (R)m * L::eps();
+    const bool neg = d * d <= tol * tol * ss;
+    rd = R(1) / (neg ? R(1) : cj[j]);
+    (void)up;
+    return neg;
+}
+
 /* Team-wide reductions and broadcast (width T shuffles; every lane of the
  * warp takes part, the loops around them being warp-uniform).  A team of
  * more than 32 lanes is a whole block (bsq_k_team with T > 32): the warps'
@@ -472,22 +494,8 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
          * squares taken after a power-of-two scaling of the column */
         int zl = 0x7fffffff;
 #pragma unroll 1
-        for (int j = l; j < n; j += T) {
-            const R *col = S + j * ldm;
-            R mx = R(0);
-            for (int i = 0; i <= j; i++) mx = fmax(mx, fabs(col[i]));
-            R down, up;
-            L::pow2(mx, down, up);
-            R ss = R(0);
-            for (int i = 0; i <= j; i++) {
-                const R q = col[i] * down;
-                ss += q * q;
-            }
-            const R d = col[j] * down, tol = (R)m * L::eps();
-            const bool neg = d * d <= tol * tol * ss;
-            if (neg) zl = min(zl, j + 1);
-            rdv[j] = R(1) / (neg ? R(1) : col[j]);
-        }
+        for (int j = l; j < n; j += T)
+            if (bsq_rank_col<R>(S + j * ldm, j, m, rdv[j])) zl = min(zl, j + 1);
         zl = bsq_min<T>(zl);
         const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
         bsq_tsync<T>();
