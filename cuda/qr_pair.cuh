@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
         const bool kb = slot == 0, kact = slot < n;
         R *const ck = S + (kact ? kc : 0) * ldm;
         const int jmax = min(n - 1, m - 2), nsteps = m - 1 + jmax;
-    #pragma unroll 1
+#pragma unroll 1
         for (int t = 0; t < nsteps; t += 2) {
             const int lo1 = max(0, t - m + 2), hi1 = min(t >> 1, jmax);
             const int lo2 = max(0, t + 1 - m + 2), hi2 = min((t + 1) >> 1, jmax);
