@@ -119,22 +119,20 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
             const int lo2 = max(0, t + 1 - m + 2), hi2 = min((t + 1) >> 1, jmax);
             if (tid <= hi1 - lo1) { /* rotation phase: rotations (j, t) and (j, t + 1), j = lo1 + tid */
                 const int j = lo1 + tid, p = m - 2 + 2 * j - t;
-                R c1 = R(1), s1 = R(0), c2 = R(1), s2 = R(0), r1 = R(0), r2 = R(0);
-                if (j >= lo1 && j <= hi1) {
-                    const R *cj = S + j * ldm;
-                    r1 = rot(cj[p], cj[p + 1], c1, s1);
-                    if (j >= lo2 && j <= hi2) {
-                        R f = cj[p - 1];
-                        if (j - 1 >= lo1) {
-                            /* row p - 1 after rotation (j - 1, t), as lane j - 1
-                             * and the apply phase compute it */
-                            const R *cm = cj - ldm;
-                            R c0, s0;
-                            rot(cm[p - 2], cm[p - 1], c0, s0);
-                            f = c0 * f - s0 * cj[p - 2];
-                        }
-                        r2 = rot(f, r1, c2, s2);
+                R c1, s1, c2 = R(1), s2 = R(0), r2 = R(0);
+                const R *cj = S + j * ldm;
+                const R r1 = rot(cj[p], cj[p + 1], c1, s1);
+                if (j >= lo2 && j <= hi2) {
+                    R f = cj[p - 1];
+                    if (j - 1 >= lo1) {
+                        /* row p - 1 after rotation (j - 1, t), as lane j - 1
+                         * and the apply phase compute it */
+                        const R *cm = cj - ldm;
+                        R c0, s0;
+                        rot(cm[p - 2], cm[p - 1], c0, s0);
+                        f = c0 * f - s0 * cj[p - 2];
                     }
+                    r2 = rot(f, r1, c2, s2);
                 }
                 cs1[j] = bsi_pair<R>::mk(c1, s1);
                 cs2[j] = bsi_pair<R>::mk(c2, s2);
@@ -168,47 +166,36 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
             if (SEG > 1) __syncthreads();
             if (kact && j1 > j0) {
                 /* one rotation pair; the next rows are loaded before this
-                 * rotation's stores (two rows further down; the addresses
-                 * kept inside the segment's rows, and the last lower row is
-                 * xl: the next segment stores it) */
-                auto one = [&](const int j, const bool first) __attribute__((always_inline)) {
-                    const int pa = j + 1 < j1 ? p + 2 : p, pb = j + 2 < j1 ? p + 3 : p;
+                 * rotation's stores (two rows further down).  Near the
+                 * segment's end (EDGE) their addresses are kept inside the
+                 * segment's rows, and the last lower row is xl: the next
+                 * segment stores it. */
+                auto one = [&](const int j, const bool first, const bool edge) __attribute__((always_inline)) {
+                    const int pa = !edge || j + 1 < j1 ? p + 2 : p, pb = !edge || j + 2 < j1 ? p + 3 : p;
                     const R n0 = ck[pa], t1 = ck[pb];
                     const P2 q1 = cs1[j], q2 = cs2[j];
                     const R u = q1.x * x0 + q1.y * x1, v = q1.x * x1 - q1.y * x0;
                     if (!first || !id2) ck[p - 1] = q2.x * cy + q2.y * u;
                     ck[p] = q2.x * u - q2.y * cy;
                     cy = v;
-                    x0 = n0, x1 = j + 2 < j1 ? t1 : xl;
+                    x0 = n0, x1 = !edge || j + 2 < j1 ? t1 : xl;
                     p += 2;
                 };
-                one(j0, true);
+                one(j0, true, true);
                 int j = j0 + 1;
-                /* the rotations whose next rows are all the segment's own */
 #pragma unroll 2
-                for (; j + 2 < j1; j++) {
-                    const R n0 = ck[p + 2], n1 = ck[p + 3];
-                    const P2 q1 = cs1[j], q2 = cs2[j];
-                    const R u = q1.x * x0 + q1.y * x1, v = q1.x * x1 - q1.y * x0;
-                    ck[p - 1] = q2.x * cy + q2.y * u;
-                    ck[p] = q2.x * u - q2.y * cy;
-                    cy = v;
-                    x0 = n0, x1 = n1;
-                    p += 2;
-                }
-                for (; j < j1; j++) one(j, false);
+                for (; j + 2 < j1; j++) one(j, false, false);
+                for (; j < j1; j++) one(j, false, true);
             }
-            if (kact) {
+            if (kact && seg == SEG - 1) {
                 /* the band's end, by the last segment (p: two rows past the
                  * last rotation's): the column's own rotations leave r as the
                  * team kernel's col[i - 1] = r does, or the carried row is
                  * final */
-                if (seg == SEG - 1) {
-                    const int pk = m - 2 + 2 * kc - t;
-                    if (!kb && kc >= lo2 && kc <= hi2) ck[pk - 1] = rr2[kc];
-                    else if (!kb && kc >= lo1 && kc <= hi1) ck[pk] = rr1[kc];
-                    else if (len > 0) ck[p - 1] = cy;
-                }
+                const int pk = m - 2 + 2 * kc - t;
+                if (!kb && kc >= lo2 && kc <= hi2) ck[pk - 1] = rr2[kc];
+                else if (!kb && kc >= lo1 && kc <= hi1) ck[pk] = rr1[kc];
+                else if (len > 0) ck[p - 1] = cy;
             }
             if (tid == 0) { /* column 0's own rotations (no thread sweeps it) */
                 const int p0 = m - 2 - t;

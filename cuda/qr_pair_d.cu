@@ -19,6 +19,16 @@ template <typename R, int TC, int SEG> static cudaError_t bsq_launch_pair_t(cons
     return cudaGetLastError();
 }
 
+/* TC column slots, the band split of BSOLVE_QR_PAIR_SEG (default 2) */
+template <typename R, int TC> static cudaError_t bsq_launch_pair_tc(const bsq_args<R> &a, size_t smem, cudaStream_t st)
+{
+    switch (bsq_pair_seg_env()) {
+    case 1: return bsq_launch_pair_t<R, TC, 1>(a, smem, st);
+    case 4: return bsq_launch_pair_t<R, TC, 4>(a, smem, st);
+    default: return bsq_launch_pair_t<R, TC, 2>(a, smem, st);
+    }
+}
+
 template <typename R> cudaError_t bsq_launch_pair(const bsq_args<R> &a, cudaStream_t st)
 {
     if (a.m < 2 || a.m > 128 || a.n < 1 || a.n > 64 || a.n > a.m || a.nrhs != 1) return cudaErrorNotSupported;
@@ -26,15 +36,7 @@ template <typename R> cudaError_t bsq_launch_pair(const bsq_args<R> &a, cudaStre
     bsq_args<R> b = a;
     b.ldm = a.m | 1; /* odd: lanes striding by columns hit distinct banks */
     const size_t smem = ((size_t)b.ldm * (a.n + 1) + a.n) * sizeof(R);
-    const int seg = bsq_pair_seg_env() ? bsq_pair_seg_env() : 2;
-    if (a.n <= 32) {
-        if (seg == 1) return bsq_launch_pair_t<R, 32, 1>(b, smem, st);
-        if (seg == 4) return bsq_launch_pair_t<R, 32, 4>(b, smem, st);
-        return bsq_launch_pair_t<R, 32, 2>(b, smem, st);
-    }
-    if (seg == 1) return bsq_launch_pair_t<R, 64, 1>(b, smem, st);
-    if (seg == 4) return bsq_launch_pair_t<R, 64, 4>(b, smem, st);
-    return bsq_launch_pair_t<R, 64, 2>(b, smem, st);
+    return a.n <= 32 ? bsq_launch_pair_tc<R, 32>(b, smem, st) : bsq_launch_pair_tc<R, 64>(b, smem, st);
 }
 
 template cudaError_t bsq_launch_pair<double>(const bsq_args<double> &, cudaStream_t);
