@@ -2,7 +2,9 @@
  * qr.cu -- the CUDA backend of the dense QR routines (gels, geqrf, geqrs,
  * qr_export): launch geometry, device-pointer and host-pointer paths,
  * factorization objects.  Kernels and the factor format: qr_team.cuh
- * (the reference), qr_reg.cuh and qr_warp.cuh (small-shape kernels).
+ * (the reference), qr_reg.cuh and qr_warp.cuh (small-shape kernels),
+ * qr_pair.cuh (the team kernel's steps in pairs) and qr_hh.cuh (FP64 gels
+ * by Householder reflections for 16 < m <= 64).
  *
  * Pointers: all device (or managed) memory -> kernels run on the context's
  * stream straight on the user's arrays; all host memory -> the context's
@@ -19,6 +21,7 @@
 
 #include "common.cuh"
 #include "hostpath.cuh"
+#include "qr_hh.cuh"
 #include "qr_reg.cuh"
 #include "qr_pair.cuh"
 #include "qr_team.cuh"
@@ -317,18 +320,23 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
 }
 
 /* ---- paired steps (qr_pair.cuh) ---------------------------------------------
- * FP64 gels with nrhs = 1, m <= 64 and n >= 48: the team kernel's steps
- * two at a time, each column's band split over two threads.  H100,
- * 2026-11-27 00:45 UTC, two alternating runs against the team kernel in
- * the same binary, ours IL / CM, systems/s, team -> pair: 64x64
- * 4.08-4.11e6 / 4.40e6 -> 4.40-4.41e6 / 4.63-4.64e6, 57x57 5.51e6 / 5.90e6
- * -> 5.70-5.72e6 / 6.03-6.05e6, 48x64 5.62e6 / 6.02e6 -> 5.75e6 / 6.13e6;
- * at m = 128 with four threads per band 40x128 2.38e6 / 2.44e6 ->
- * 2.69e6 / 2.75e6 but 64x128 1.52e6 / 1.63e6 -> 1.51e6 / 1.61e6 and 32x128
- * 4.40e6 / 4.78e6 -> 4.15e6 / 4.38e6, so the team kernel keeps m > 64
- * (perf/NOTES-qr-gpu.md attempt 25).  BSOLVE_QR_PAIR=0 in the environment
- * turns it off (the team kernel there: A/B comparisons), =2 gives it every
- * FP64 gels with nrhs = 1, n <= 64, m <= 128 that reaches it (tests). */
+ * FP64 gels with nrhs = 1 outside the column-per-lane and Householder
+ * kernels: m > 64 with 40 <= n <= 56 (four threads per band there, see
+ * qr_pair_d.cu), and m <= 64 with n >= 33 where the Householder kernel is
+ * turned off: the team kernel's steps two at a time.  H100, two
+ * alternating runs against the team kernel in the same binary, ours IL /
+ * CM, systems/s, team -> pair: 2026-11-27 00:45 UTC, 64x64 4.08-4.11e6 /
+ * 4.40e6 -> 4.40-4.41e6 / 4.63-4.64e6, 57x57 5.51e6 / 5.90e6 -> 5.70-5.72e6
+ * / 6.03-6.05e6, 48x64 5.62e6 / 6.02e6 -> 5.75e6 / 6.13e6; 03:30 UTC, 33x64
+ * 7.02-7.06e6 / 7.26-7.31e6 -> 9.2e6 / 9.43-9.46e6, 40x64 4.9e6 / 5.04e6 ->
+ * 7.49e6 / 7.87e6, 47x64 5.68e6 / 6.02e6 -> 5.94e6 / 6.29e6, 36x48 9.23e6 /
+ * 9.5e6 -> 1.06e7 / 1.08e7; at m = 128 40x128 +14%, 48x128 +7%, 56x128
+ * +5% (qr_pair_d.cu), but 64x128 1.52e6 / 1.63e6 -> 1.51e6 / 1.61e6 (00:45),
+ * 33x128 3.1e6 / 3.27e6 -> 3.2e6 / 3.24e6 and 32x128 -6%, so the team
+ * kernel keeps the rest of m > 64 (perf/NOTES-qr-gpu.md attempt 25).
+ * BSOLVE_QR_PAIR=0 in the environment turns it off (the team kernel there:
+ * A/B comparisons), =2 gives it every FP64 gels with nrhs = 1, n <= 64,
+ * m <= 128 that reaches it (tests). */
 static int bsq_pair_env()
 {
     static const int r = bsi_env_int("BSOLVE_QR_PAIR", 1);
@@ -339,7 +347,40 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
 {
     const int e = bsq_pair_env();
     if (!e || op != BSQ_GELS || es != 8 || nrhs != 1 || n > 64 || m > 128) return false;
-    return e == 2 || (m <= 64 && n >= 48);
+    return e == 2 || (m <= 64 ? n >= 33 : n >= 40 && n <= 56);
+}
+
+/* ---- Householder, one lane per column (qr_hh.cuh) ---------------------------
+ * FP64 gels with nrhs = 1, 16 < m <= 64, n <= 64 outside the register
+ * kernel's buckets: reflections instead of the rotations of the
+ * column-per-lane kernel (n <= 32), whose straight-line steps outgrow the
+ * instruction caches, and of the paired-step kernel (n > 32).
+ * H100, 2026-11-27 04:05 UTC, two alternating runs in one binary, ours IL /
+ * CM, systems/s, rotations (qr_warp.cuh) -> reflections: 32x64 1.15e7 /
+ * 1.2-1.23e7 -> 2.06e7 / 2.29-2.31e7, 16x32 1.18e8 / 1.36-1.39e8 ->
+ * 1.4-1.41e8 / 1.66-1.68e8, 32x32 3.96-4.1e7 / 4.73-4.8e7 -> 4.79-4.82e7 /
+ * 5.34-5.38e7, 24x48 +115% / +125%, 20x40 +133% / +146%, 16x64 +87% /
+ * +112%, 8x64 +104% / +98%, 12x24 +46% / +67%, 10x20 +60% / +87%, 8x32
+ * +12% / +14%; but at m <= 16 8x16 8.1e8 / 7.6e8 -> 6.97e8 / 7.2e8, 16x16
+ * 2.72e8 / 3.05e8 -> 2.38e8 / 2.75e8 (6x12 +1.5% / +12%): the rotations
+ * keep m <= 16.  Teams of 64 lanes (two warps) for n > 32, 04:00 UTC,
+ * paired steps -> reflections: 64x64 4.44e6 / 4.68e6 -> 6.71e6 / 7.65e6,
+ * 60x64 4.56e6 / 4.84e6 -> 7.44e6 / 7.84e6, 57x57 +49% / +48%, 48x64 +51% /
+ * +52%, 40x64 +31% / +33%, 36x48 +25% / +31%, 33x64 +21% / +28%
+ * (perf/NOTES-qr-gpu.md attempt 26).  BSOLVE_QR_HH=0 in the environment
+ * turns it off (the column-per-lane and paired-step kernels there: A/B
+ * comparisons, tests), =2 gives it m <= 16 too (tests). */
+static int bsq_hh_env()
+{
+    static const int r = bsi_env_int("BSOLVE_QR_HH", 1);
+    return r;
+}
+
+static bool bsq_hh_takes(int m, int n, int nrhs, int op, size_t es)
+{
+    const int e = bsq_hh_env();
+    if (!e || op != BSQ_GELS || es != 8 || nrhs != 1 || n > 64 || m > 64) return false;
+    return e == 2 || m > 16;
 }
 
 template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)
@@ -348,6 +389,8 @@ template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaS
     const int code = bsq_reg_bucket(a.m, a.n, OP == BSQ_GELS ? a.nrhs : 0, OP, sizeof(R), a.a_il, a.b_il);
     if (code) return bsq_launch_reg<R, OP>(a, code, st);
     if (OP == BSQ_GELS) {
+        if constexpr (sizeof(R) == 8)
+            if (bsq_hh_takes(a.m, a.n, a.nrhs, OP, sizeof(R))) return bsq_launch_hh<R>(a, st);
         const int wcode = bsq_warp_bucket(a.m, a.n, a.nrhs, OP, sizeof(R), a.a_il);
         if (wcode) return bsq_launch_warp<R>(a, wcode, st);
         if constexpr (sizeof(R) == 8)

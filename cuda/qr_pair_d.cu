@@ -19,10 +19,16 @@ template <typename R, int TC, int SEG> static cudaError_t bsq_launch_pair_t(cons
     return cudaGetLastError();
 }
 
-/* TC column slots, the band split of BSOLVE_QR_PAIR_SEG (default 2) */
+/* TC column slots, the band split of BSOLVE_QR_PAIR_SEG; by default two
+ * threads per band at m <= 64 and four beyond, where a band is twice as
+ * long (H100, 2026-11-27 03:30 UTC, two runs, ours IL / CM, systems/s,
+ * team kernel -> four threads per band: 40x128 2.37e6 / 2.44e6 -> 2.72e6 /
+ * 2.78e6, 48x128 2.05e6 / 2.25e6 -> 2.2e6 / 2.4e6, 56x128 1.7e6 / 1.75e6 ->
+ * 1.78e6 / 1.83e6; two threads: 48x128 -3..-5%, attempt 25) */
 template <typename R, int TC> static cudaError_t bsq_launch_pair_tc(const bsq_args<R> &a, size_t smem, cudaStream_t st)
 {
-    switch (bsq_pair_seg_env()) {
+    const int seg = bsq_pair_seg_env();
+    switch (seg ? seg : a.m > 64 ? 4 : 2) {
     case 1: return bsq_launch_pair_t<R, TC, 1>(a, smem, st);
     case 4: return bsq_launch_pair_t<R, TC, 4>(a, smem, st);
     default: return bsq_launch_pair_t<R, TC, 2>(a, smem, st);

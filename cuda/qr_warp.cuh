@@ -2,7 +2,8 @@
  * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
  * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
  * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
- * decides).  Rotation formula (bsq_rot), scaling, rank test and non-finite
+ * decides); in FP64 for m <= 16 only, where it beat the Householder kernel
+ * of qr_hh.cuh, which takes FP64's 16 < m <= 64.  Rotation formula (bsq_rot), scaling, rank test and non-finite
  * handling are those of the team kernel (qr_team.cuh), which stays the
  * reference and takes every other shape, geqrf and nrhs > 1 included.
  *

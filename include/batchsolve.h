@@ -432,12 +432,17 @@ BSOLVE_API bsolve_precision bsolve_gt_precision(const bsolve_gt *gt);
  * m-1-i+2j; the rotations of one step act on disjoint row pairs): every
  * rotation meets the same operands as in column order, so R, Q, x and the
  * residual part are those of column order (to rounding, e.g. FMA
- * contraction), the same as the CPU backend's.
+ * contraction), the same as the CPU backend's.  One exception, where
+ * nothing is kept: dgels with nrhs = 1 and 16 < m <= 64 on the CUDA
+ * backend factors by Householder reflections (LAPACK dgeqrf's, from
+ * power-of-two scaled columns), which are faster there; its x agrees to
+ * rounding, its residual part is that of the reflections' Q (same 2-norm).
  *
  * Least squares: x_k minimizes ||A_k x - b_k||_2 for each right-hand side b_k
  * (a column of B_k).  On return rows 0..n-1 of B_k hold x_k and rows n..m-1
  * hold the last m - n entries of Q_k^T b_k, whose 2-norm is the residual norm
- * ||A_k x_k - b_k||_2, as in LAPACK's dgels.
+ * ||A_k x_k - b_k||_2, as in LAPACK's dgels (the entries themselves depend on
+ * the factorization's Q: see above).
  *
  * Per-system info (the LU section's "Per-system info values" apply):
  *   0                      full column rank: solved;

@@ -1,0 +1,26 @@
+/* qr_hh_d.cu -- launches of the Householder column-per-lane kernel
+ * (qr_hh.cuh), FP64; compiled apart from qr.cu so that make -j builds them
+ * in parallel. */
+#include "qr_hh.cuh"
+
+template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream_t st)
+{
+    if (a.nrhs != 1 || a.n < 1 || a.n > 64 || a.n > a.m || a.m > 64) return cudaErrorNotSupported;
+    /* column-major A two rows per load where qr_warp.cuh's copies may */
+    const bool pair = !a.a_il && a.va.is == 1 && !((uintptr_t)a.A & 15) && !((a.va.ks | a.va.js | a.m) & 1);
+    const int M = a.m <= 16 ? 16 : a.m <= 32 ? 32 : 64, L = a.n <= 8 ? 8 : a.n <= 16 ? 16 : a.n <= 32 ? 32 : 64;
+    switch (M * 256 + L) {
+    case 16 * 256 + 8: return bsq_launch_hh_t<R, 16, 8>(a, pair, st);
+    case 16 * 256 + 16: return bsq_launch_hh_t<R, 16, 16>(a, pair, st);
+    case 32 * 256 + 8: return bsq_launch_hh_t<R, 32, 8>(a, pair, st);
+    case 32 * 256 + 16: return bsq_launch_hh_t<R, 32, 16>(a, pair, st);
+    case 32 * 256 + 32: return bsq_launch_hh_t<R, 32, 32>(a, pair, st);
+    case 64 * 256 + 8: return bsq_launch_hh_t<R, 64, 8>(a, pair, st);
+    case 64 * 256 + 16: return bsq_launch_hh_t<R, 64, 16>(a, pair, st);
+    case 64 * 256 + 32: return bsq_launch_hh_t<R, 64, 32>(a, pair, st);
+    case 64 * 256 + 64: return bsq_launch_hh_t<R, 64, 64>(a, pair, st);
+    default: return cudaErrorNotSupported;
+    }
+}
+
+template cudaError_t bsq_launch_hh<double>(const bsq_args<double> &, cudaStream_t);
