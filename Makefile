@@ -125,9 +125,9 @@ gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_REG=0 BSOLVE_QR_HH=0 BSOLVE_QR_WARP=0 BSOLVE_QR_PAIR=0 BSOLVE_QR_TEAM=$$T $(BUILD)/test/gpu_qr || fail=1; done; \
 	for S in 1 4; do echo "== gpu_qr (quick) with every gels nrhs = 1 shape on the paired-step kernel, $$S thread(s) per band"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_REG=0 BSOLVE_QR_HH=0 BSOLVE_QR_WARP=0 BSOLVE_QR_PAIR=2 BSOLVE_QR_PAIR_SEG=$$S $(BUILD)/test/gpu_qr || fail=1; done; \
-	echo "== gpu_qr with the rotations on FP64's 16 < m <= 64 (no Householder kernel)"; \
+	echo "== gpu_qr with the rotations on every shape (no Householder kernel)"; \
 	BSOLVE_QR_HH=0 $(BUILD)/test/gpu_qr || fail=1; \
-	echo "== gpu_qr (quick) with the Householder kernel on m <= 16 too"; \
+	echo "== gpu_qr (quick) with the Householder kernel on every shape it can take (m <= 16, 65..79)"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_HH=2 $(BUILD)/test/gpu_qr || fail=1; \
 	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 

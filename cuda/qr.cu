@@ -4,7 +4,7 @@
  * factorization objects.  Kernels and the factor format: qr_team.cuh
  * (the reference), qr_reg.cuh and qr_warp.cuh (small-shape kernels),
  * qr_pair.cuh (the team kernel's steps in pairs) and qr_hh.cuh (FP64 gels
- * by Householder reflections for 16 < m <= 64).
+ * with nrhs = 1 by Householder reflections, m > 16).
  *
  * Pointers: all device (or managed) memory -> kernels run on the context's
  * stream straight on the user's arrays; all host memory -> the context's
@@ -321,7 +321,8 @@ template <typename R> static cudaError_t bsq_launch_warp(const bsq_args<R> &a, i
 
 /* ---- paired steps (qr_pair.cuh) ---------------------------------------------
  * FP64 gels with nrhs = 1 outside the column-per-lane and Householder
- * kernels: m > 64 with 40 <= n <= 56 (four threads per band there, see
+ * kernels: 65 <= m <= 71 (and m >= 72 where the Householder kernel is
+ * turned off) with 40 <= n <= 56 (four threads per band there, see
  * qr_pair_d.cu), and m <= 64 with n >= 33 where the Householder kernel is
  * turned off: the team kernel's steps two at a time.  H100, two
  * alternating runs against the team kernel in the same binary, ours IL /
@@ -351,10 +352,11 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
 }
 
 /* ---- Householder, one lane per column (qr_hh.cuh) ---------------------------
- * FP64 gels with nrhs = 1, 16 < m <= 64, n <= 64 outside the register
- * kernel's buckets: reflections instead of the rotations of the
+ * FP64 gels with nrhs = 1, 16 < m <= 64 or 80 <= m <= 128 (72 <= m with
+ * n > 16), outside the register kernel's buckets: reflections instead of the rotations of the
  * column-per-lane kernel (n <= 32), whose straight-line steps outgrow the
- * instruction caches, and of the paired-step kernel (n > 32).
+ * instruction caches, and of the paired-step and team kernels (n > 32,
+ * m > 64).
  * H100, 2026-11-27 04:05 UTC, two alternating runs in one binary, ours IL /
  * CM, systems/s, rotations (qr_warp.cuh) -> reflections: 32x64 1.15e7 /
  * 1.2-1.23e7 -> 2.06e7 / 2.29-2.31e7, 16x32 1.18e8 / 1.36-1.39e8 ->
@@ -367,9 +369,18 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
  * paired steps -> reflections: 64x64 4.44e6 / 4.68e6 -> 6.71e6 / 7.65e6,
  * 60x64 4.56e6 / 4.84e6 -> 7.44e6 / 7.84e6, 57x57 +49% / +48%, 48x64 +51% /
  * +52%, 40x64 +31% / +33%, 36x48 +25% / +31%, 33x64 +21% / +28%
- * (perf/NOTES-qr-gpu.md attempt 26).  BSOLVE_QR_HH=0 in the environment
- * turns it off (the column-per-lane and paired-step kernels there: A/B
- * comparisons, tests), =2 gives it m <= 16 too (tests). */
+ * m > 64 in two halves of 64 rows, 04:20 UTC, team or paired-step kernel ->
+ * reflections: 64x128 1.52e6 / 1.63-1.64e6 -> 2.28-2.29e6 / 2.71-2.72e6,
+ * 56x128 +59% / +72%, 48x128 +46% / +51%, 32x128 +66% / +80%, 16x128 +69%
+ * / +77%, 8x128 +44% / +56%, 40x100 +25% / +28%, 24x80 +26% / +28%; but
+ * 64x65 3.95e6 / 4.25e6 -> 3.66e6 / 3.88e6 (a bottom half of one row);
+ * 04:30 UTC, 64x72 3.11e6 / 3.2e6 -> 3.4e6 / 3.62e6, 48x72 +9% / +12%,
+ * 32x72 +39% / +47%, 64x76 +11% / +14%, 40x76 +12% / +16%, but 16x72
+ * 2.04e7 / 2.15e7 -> 1.86e7 / 2.0e7: so the rotations keep m = 65..71 and,
+ * with n <= 16, m = 72..79 (perf/NOTES-qr-gpu.md attempt 26).
+ * BSOLVE_QR_HH=0 in the environment turns it off (the column-per-lane,
+ * paired-step and team kernels there: A/B comparisons, tests), =2 gives it
+ * every shape it can take (m <= 16 and 65..79 too: tests). */
 static int bsq_hh_env()
 {
     static const int r = bsi_env_int("BSOLVE_QR_HH", 1);
@@ -379,8 +390,8 @@ static int bsq_hh_env()
 static bool bsq_hh_takes(int m, int n, int nrhs, int op, size_t es)
 {
     const int e = bsq_hh_env();
-    if (!e || op != BSQ_GELS || es != 8 || nrhs != 1 || n > 64 || m > 64) return false;
-    return e == 2 || m > 16;
+    if (!e || op != BSQ_GELS || es != 8 || nrhs != 1 || n > 64 || m > 128) return false;
+    return e == 2 || (m > 16 && m <= 64) || m >= 80 || (m >= 72 && n > 16);
 }
 
 template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)

@@ -1,7 +1,9 @@
 /*
  * qr_hh.cuh -- least squares by Householder reflections, one lane per
- * column: FP64 gels with one right-hand side, m <= 64 (qr.cu's
- * bsq_hh_takes gives it 16 < m <= 64; perf/NOTES-qr-gpu.md attempt 26).
+ * column: FP64 gels with one right-hand side, m <= 128 (qr.cu's
+ * bsq_hh_takes gives it 16 < m <= 64 and 80 <= m <= 128, 72 <= m with
+ * n > 16;
+ * perf/NOTES-qr-gpu.md attempt 26).
  *
  * Why reflections here, where the other kernels rotate: the column-per-lane
  * Givens kernel (qr_warp.cuh) must unroll its Sameh-Kuck steps (a step's
@@ -17,7 +19,8 @@
  *
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp; L = 64:
  * two warps, synchronized by a named barrier) owns a system; lane k holds
- * column k, rows 0..M-1 of a compile-time bucket M =
+ * column k (m > 64: H = 2 halves, a warp or two each, the top half's lane
+ * k rows 0..63 of column k, the bottom half's rows 64..127; see below), rows 0..M-1 of a compile-time bucket M =
  * 16, 32 or 64 (rows m..M-1 zero), scaled by a power of two to a largest
  * magnitude in [1, 2): no sum of squares below can overflow, and one that
  * underflows belongs to a column negligible against its own norm (which the
@@ -41,6 +44,14 @@
  * branches.  Lanes of finished columns (k < j) compute along unused; the
  * first warp of a team of 64 sits out the steps after its last column.
  *
+ * Halves: the dot product of column k is the top lane's part plus the
+ * bottom lane's, added after a second team barrier per step (both lanes
+ * forming the same sum); the bottom lane's row 0 moves up into the top
+ * lane's register 63 through shared memory (the carry, read after the next
+ * step's first barrier; the next pivot's bottom lane also stores it as
+ * that step's published row 63, since its top lane publishes before the
+ * barrier).  The top half's lanes own R, the rank test and x.
+ *
  * The rank test (bsq_rank_col) and the back substitution read R from
  * shared memory, packed by columns (lane k writes R(j,k) at step j; 16.6
  * KB for a 64 x 64 system).  Back substitution by columns: lane k computes
@@ -61,65 +72,77 @@
 
 template <int M> __host__ __device__ constexpr int bsq_hh_minb() { return M == 64 ? 3 : 4; }
 
-template <typename R, int M, int L, int LD> __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args<R> a)
+template <typename R, int M, int L, int H, int LD>
+__global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
     typedef typename std::conditional<sizeof(R) == 8, double2, float2>::type V2;
     static_assert(L == 8 || L == 16 || L == 32 || L == 64, "team of 8, 16, 32 or 64 lanes");
-    static_assert(L < 64 || 128 / L == 2, "64 lanes: two teams per block (named barriers 1, 2)");
-    static_assert(M % 8 == 0 && L <= M, "chunks of 8 rows, no more columns than rows");
-    constexpr int NT = 128 / L;         /* teams (systems) per block */
+    static_assert(H == 1 || (H == 2 && M == 64 && L >= 32), "halves of 64 rows, a warp each");
+    static_assert(M % 8 == 0 && L <= H * M, "chunks of 8 rows, no more columns than rows");
+    constexpr int TT = H * L;           /* a team's threads: H halves of L lanes */
+    constexpr int NT = 128 / TT;        /* teams (systems) per block */
+    static_assert(TT <= 32 || NT <= 2, "teams of several warps: named barriers 1, 2 or the block's");
     constexpr int W = L < 32 ? L : 32;  /* a team's lanes in one warp */
-    constexpr int NCH = M / 8;          /* chunks of rows */
-    constexpr int XS = M + 2;           /* a team's published column: 16-byte aligned, teams on distinct banks */
+    constexpr int MR = H * M;           /* rows of the bucket */
+    constexpr int NCH = M / 8;          /* chunks of rows (of a half) */
+    constexpr int XS = MR + 2;          /* a team's published column: 16-byte aligned, teams on distinct banks */
     constexpr int RS = L * (L + 1) / 2; /* R packed by columns: R(i,k) at k(k+1)/2 + i */
-    constexpr int BQ = M / W;           /* rows of b per lane (each warp of a team holds all of b) */
+    constexpr int BQ = MR / W;          /* rows of b per lane (each warp of a team holds all of b) */
+    constexpr int TX = TT > 32 ? NT : 1;
     __shared__ __align__(16) R xs[2][NT * XS];
-    __shared__ R bs[NT][M];
+    __shared__ R bs[NT][MR];
     __shared__ R rs[NT][RS];
-    __shared__ R xb[L > 32 ? NT : 1][L];       /* 64 lanes: the back substitution's x_k */
-    __shared__ int red[L > 32 ? NT : 1][2][2]; /* 64 lanes: the warps' nf and rank */
+    __shared__ R xb[TX][L];                  /* several warps: the back substitution's x_k */
+    __shared__ int red[TX][2][TT / 32 + 1];  /* several warps: their nf and rank */
+    __shared__ R hx[H == 2 ? NT : 1][3][L];  /* halves: column maxima, then per step the top's */
+                                             /* w part and the bottom's dot product, and the carry */
 
-    const int tib = threadIdx.x / L, k = threadIdx.x & (L - 1), kw = k & (W - 1);
-    const int64_t wsys0 = (int64_t)blockIdx.x * NT + (int)(threadIdx.x & ~31u) / L;
+    const int tib = threadIdx.x / TT, tt = threadIdx.x % TT, h = tt / L, k = tt % L, kw = k & (W - 1);
+    const int64_t wsys0 = (int64_t)blockIdx.x * NT + (int)(threadIdx.x & ~31u) / TT;
     if (wsys0 >= a.count) return; /* the whole team: no shuffle partner or barrier member left behind */
     const int64_t sys = (int64_t)blockIdx.x * NT + tib;
     const bool valid = sys < a.count;
     const int m = a.m, n = a.n;
-    /* the team's barrier: its warp's, or its two warps' (named barrier 1 + tib) */
+    /* the team's barrier: its warp's, its two warps' (named barrier 1 + tib)
+     * or the block's */
     auto tsync = [&]() __attribute__((always_inline)) {
-        if constexpr (L > 32) {
+        if constexpr (TT == 128) {
+            __syncthreads();
+        } else if constexpr (TT == 64) {
             if (tib == 0) asm volatile("bar.sync 1, 64;" ::: "memory");
             else asm volatile("bar.sync 2, 64;" ::: "memory");
         } else {
             __syncwarp();
         }
     };
-    /* a reduction over the team: over its warp, then (64 lanes) over its two */
+    /* a reduction over the team: over its warp, then over its warps */
     auto tred = [&](int v, int slot, auto op) __attribute__((always_inline)) {
         v = bsq_reduce<W>(v, op);
-        if constexpr (L > 32) {
-            if (kw == 0) red[tib][slot][k >> 5] = v;
+        if constexpr (TT > 32) {
+            if (kw == 0) red[tib][slot][tt >> 5] = v;
             tsync();
-            v = op(red[tib][slot][0], red[tib][slot][1]);
+#pragma unroll
+            for (int w = 0; w < TT / 32; w++) v = op(v, red[tib][slot][w]);
         }
         return v;
     };
 
     R col[M], bq[BQ];
     {
+        const int r0 = h * M; /* the half's first row */
         const bool ld = valid && k < n;
         const R *Ap = a.A + (ld ? sys * a.va.ks + k * a.va.js : 0);
         if constexpr (LD == BSQ_LD_PAIR) {
 #pragma unroll
             for (int i = 0; i < M; i += 2) {
-                const V2 v = (ld && i < m) ? __ldg(reinterpret_cast<const V2 *>(Ap + i)) : V2{R(0), R(0)};
+                const V2 v = (ld && r0 + i < m) ? __ldg(reinterpret_cast<const V2 *>(Ap + r0 + i)) : V2{R(0), R(0)};
                 col[i] = v.x;
                 col[i + 1] = v.y;
             }
         } else {
 #pragma unroll
-            for (int i = 0; i < M; i++) col[i] = (ld && i < m) ? __ldg(Ap + i * a.va.is) : R(0);
+            for (int i = 0; i < M; i++) col[i] = (ld && r0 + i < m) ? __ldg(Ap + (r0 + i) * a.va.is) : R(0);
         }
         const R *Bp = a.B + (valid ? sys * a.vb.ks : 0);
 #pragma unroll
@@ -137,120 +160,156 @@ template <typename R, int M, int L, int LD> __global__ void __launch_bounds__(12
         nf |= !isfinite(bq[q]);
         mxb = fmax(mxb, fabs(bq[q]));
     }
-    nf = tred(nf, 0, [](int x, int y) { return x | y; });
+    if constexpr (H == 2) hx[tib][h][k] = mx;
+    nf = tred(nf, 0, [](int x, int y) { return x | y; }); /* (its barrier also publishes hx) */
+    if constexpr (H == 2) mx = fmax(hx[tib][0][k], hx[tib][1][k]);
     mxb = bsq_max<W>(mxb);
     R dn, upc, dnb, upb;
     Lim::pow2(mx, dn, upc);
     Lim::pow2(mxb, dnb, upb);
 #pragma unroll
     for (int i = 0; i < M; i++) col[i] *= dn;
-    /* b's rows are written by the team's last warp (the one whose columns
-     * last longest, see `idle') */
-    const bool bw = k >= L - W;
+    /* b's rows are written by the team's last warp (one whose columns last
+     * longest, see `idle') */
+    const bool bw = tt >= TT - W;
     if (bw) {
 #pragma unroll
         for (int q = 0; q < BQ; q++) bs[tib][kw + q * W] = bq[q] * dnb;
     }
-    R *rk = &rs[tib][k * (k + 1) / 2]; /* column k of R */
-    R cb = R(0);                       /* lane k: row k of Q^T b */
+    R *rk = &rs[tib][k * (k + 1) / 2]; /* column k of R (top half) */
+    R cb = R(0);                       /* lane k of the top half: row k of Q^T b */
+    if constexpr (H == 2) tsync();     /* hx's maxima read before the steps reuse it */
 
     for (int j = 0; j < n; j++) {
         const int r = m - j;
+        /* live rows in this lane's registers */
+        const int rh = H == 1 ? r : h == 0 ? min(r, M) : r - M;
         R *x = &xs[j & 1][tib * XS];
+        R *xh = x + h * M;
         if (k == j) {
+            /* halves from step 1 on: row 63 of the top half is the bottom
+             * half's row 0, which its lane stored at the previous step */
+            const bool top63 = H == 2 && h == 0 && j > 0;
 #pragma unroll
             for (int c = 0; c < NCH; c++) {
-                if (8 * c >= r) break;
+                if (8 * c >= rh) break;
 #pragma unroll
-                for (int q = 0; q < 8; q += 2) *reinterpret_cast<V2 *>(x + 8 * c + q) = V2{col[8 * c + q], col[8 * c + q + 1]};
+                for (int q = 0; q < 8; q += 2) {
+                    if (8 * c + q == M - 2 && top63) xh[M - 2] = col[M - 2];
+                    else *reinterpret_cast<V2 *>(xh + 8 * c + q) = V2{col[8 * c + q], col[8 * c + q + 1]};
+                }
             }
         }
         tsync(); /* also orders the previous step's b updates before the reads below */
-        /* 64 lanes: the first warp's columns are all done from step 32 on */
-        if (L > 32 && (k | 31) < j) continue;
-        R sg = R(0), db = R(0);
-#pragma unroll
-        for (int q = 0; q < BQ; q++) {
-            const int i = kw + q * W;
-            if (i >= 1 && i < r) {
-                const R xi = x[i];
-                sg = fma(xi, xi, sg);
-                db = fma(xi, bs[tib][j + i], db);
-            }
-        }
-        /* f(i, (x_i, x_i+1)) for the row pairs of the live chunks, i even
-         * and a compile-time constant in each call */
+        /* several warps: a warp whose columns are all done sits the step out */
+        const bool idle = L > 32 && (k | 31) < j;
+        if constexpr (H == 2)
+            if (h == 0 && j > 0) col[M - 1] = hx[tib][2][k]; /* the carry */
+        R sg = R(0), db = R(0), d[4] = {R(0), R(0), R(0), R(0)}, tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
+        /* f(i, (x_i, x_i+1)) for the row pairs of this half's live chunks, i
+         * even and a compile-time constant in each call */
         auto live_pairs = [&](auto f) __attribute__((always_inline)) {
 #pragma unroll
             for (int c = 0; c < NCH; c++) {
-                if (8 * c >= r) break;
+                if (8 * c >= rh) break;
 #pragma unroll
-                for (int q = 0; q < 8; q += 2) f(8 * c + q, *reinterpret_cast<const V2 *>(x + 8 * c + q));
+                for (int q = 0; q < 8; q += 2) f(8 * c + q, *reinterpret_cast<const V2 *>(xh + 8 * c + q));
             }
         };
-        R d[4] = {R(0), R(0), R(0), R(0)};
-        live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
-            R &acc = d[(i & 7) >> 1];
-            if (i > 0) acc = fma(v.x, col[i], acc);
-            acc = fma(v.y, col[i + 1], acc);
-        });
-#pragma unroll
-        for (int o = W / 2; o > 0; o /= 2) {
-            sg += __shfl_xor_sync(0xffffffffu, sg, o, W);
-            db += __shfl_xor_sync(0xffffffffu, db, o, W);
-        }
-        const R alpha = x[0], b0 = bs[tib][j];
-        /* with ||(alpha, x)|| = nrm: tau = 1 + |alpha| / nrm and 1 / (alpha -
-         * beta) = sign(alpha) / (|alpha| + nrm), from one reciprocal square
-         * root and one reciprocal.  The clamp: a sum of squares below the
-         * smallest normal (for which rsqrt has no fast path) makes a
-         * diagonal entry under 2^-511 in a column of norm >= 1 (the scaling
-         * above), which the rank test reports whatever its value. */
-        const bool refl = sg > R(0);
-        const R s2 = fma(alpha, alpha, sg), rn = Lim::rsqrt(fmax(s2, Lim::tiny())), nrm = s2 * rn, aa = fabs(alpha);
-        const R beta = refl ? (alpha >= R(0) ? -nrm : nrm) : alpha, tau = refl ? fma(aa, rn, R(1)) : R(0);
-        const R scal = refl ? copysign(__drcp_rn(aa + nrm), alpha) : R(0);
-        const R wb = fma(scal, db, b0), tb = tau * wb, tbs = tb * scal;
-        if (k == j) cb = b0 - tb;
-        if (bw) {
+        if (!idle) {
 #pragma unroll
             for (int q = 0; q < BQ; q++) {
                 const int i = kw + q * W;
-                if (i >= 1 && i < r) bs[tib][j + i] = fma(-tbs, x[i], bs[tib][j + i]);
+                if (i >= 1 && i < r) {
+                    const R xi = x[i];
+                    sg = fma(xi, xi, sg);
+                    db = fma(xi, bs[tib][j + i], db);
+                }
             }
+            /* the top half's row 0 is the pivot row (v_0 = 1, apart) */
+            live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
+                R &acc = d[(i & 7) >> 1];
+                if (i > 0 || h == 1) acc = fma(v.x, col[i], acc);
+                acc = fma(v.y, col[i + 1], acc);
+            });
+#pragma unroll
+            for (int o = W / 2; o > 0; o /= 2) {
+                sg += __shfl_xor_sync(0xffffffffu, sg, o, W);
+                db += __shfl_xor_sync(0xffffffffu, db, o, W);
+            }
+            const R alpha = x[0];
+            b0 = bs[tib][j];
+            /* with ||(alpha, x)|| = nrm: tau = 1 + |alpha| / nrm and 1 / (alpha -
+             * beta) = sign(alpha) / (|alpha| + nrm), from one reciprocal square
+             * root and one reciprocal.  The clamp: a sum of squares below the
+             * smallest normal (for which rsqrt has no fast path) makes a
+             * diagonal entry under 2^-511 in a column of norm >= 1 (the scaling
+             * above), which the rank test reports whatever its value. */
+            const bool refl = sg > R(0);
+            const R s2 = fma(alpha, alpha, sg), rn = Lim::rsqrt(fmax(s2, Lim::tiny())), nrm = s2 * rn, aa = fabs(alpha);
+            beta = refl ? (alpha >= R(0) ? -nrm : nrm) : alpha;
+            tau = refl ? fma(aa, rn, R(1)) : R(0);
+            scal = refl ? copysign(__drcp_rn(aa + nrm), alpha) : R(0);
         }
-        const R w = fma(scal, (d[0] + d[1]) + (d[2] + d[3]), col[0]), t0 = tau * w, t = t0 * scal;
-        if (k >= j) rk[j] = k == j ? beta : col[0] - t0;
-        live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
-            if (i > 0) col[i - 1] = fma(-t, v.x, col[i]);
-            col[i] = fma(-t, v.y, col[i + 1]);
-            if ((i & 7) == 6) col[i + 1] = R(0); /* the next chunk's first row replaces it, if live */
-        });
+        R w = fma(scal, (d[0] + d[1]) + (d[2] + d[3]), col[0]);
+        if constexpr (H == 2) {
+            /* w = A(j,k) + scal (the top's dot product + the bottom's): the
+             * top's part and the bottom's dot product meet in shared memory,
+             * both halves then forming the same sum */
+            if (!idle) hx[tib][h][k] = h == 0 ? w : (d[0] + d[1]) + (d[2] + d[3]);
+            tsync();
+            if (!idle) w = fma(scal, hx[tib][1][k], hx[tib][0][k]);
+        }
+        if (!idle) {
+            const R wb = fma(scal, db, b0), tb = tau * wb, tbs = tb * scal;
+            if (h == 0 && k == j) cb = b0 - tb;
+            if (bw) {
+#pragma unroll
+                for (int q = 0; q < BQ; q++) {
+                    const int i = kw + q * W;
+                    if (i >= 1 && i < r) bs[tib][j + i] = fma(-tbs, x[i], bs[tib][j + i]);
+                }
+            }
+            const R t0 = tau * w, t = t0 * scal;
+            if (h == 0 && k >= j) rk[j] = k == j ? beta : col[0] - t0;
+            /* the bottom half's row 0 moves up to the top half's row 63 (the
+             * carry; the next pivot's lane also publishes it for the next step) */
+            if (H == 2 && h == 1) {
+                const R c0 = rh > 0 ? fma(-t, xh[0], col[0]) : R(0); /* (dead: x unpublished) */
+                hx[tib][2][k] = c0;
+                if (k == j + 1) xs[(j + 1) & 1][tib * XS + M - 1] = c0;
+            }
+            live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
+                if (i > 0) col[i - 1] = fma(-t, v.x, col[i]);
+                col[i] = fma(-t, v.y, col[i + 1]);
+                if ((i & 7) == 6) col[i + 1] = R(0); /* the next chunk's first row replaces it, if live */
+            });
+        }
     }
     tsync(); /* R's columns and b's residual rows */
 
     R rd = R(1);
-    const bool neg = k < n && bsq_rank_col(rk, k, m, rd);
+    const bool neg = h == 0 && k < n && bsq_rank_col(rk, k, m, rd);
     const int zl = tred(neg ? k + 1 : 0x7fffffff, 1, [](int x, int y) { return min(x, y); });
     const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
 
     R xk = R(0);
     for (int kk = n - 1; kk >= 0; kk--) {
-        R v = k == kk ? (bsq_rd_bad(rd) ? cb / rk[k] : cb * rd) : R(0);
-        if constexpr (L > 32) {
-            if (k == kk) xb[tib][kk] = v;
+        R v = h == 0 && k == kk ? (bsq_rd_bad(rd) ? cb / rk[k] : cb * rd) : R(0);
+        if constexpr (TT > 32) {
+            if (h == 0 && k == kk) xb[tib][kk] = v;
             tsync();
             v = xb[tib][kk];
         } else {
             v = __shfl_sync(0xffffffffu, v, kk, L);
         }
         if (k == kk) xk = v;
-        if (k < kk) cb = fma(-rs[tib][kk * (kk + 1) / 2 + k], v, cb);
+        if (h == 0 && k < kk) cb = fma(-rs[tib][kk * (kk + 1) / 2 + k], v, cb);
     }
 
     if (valid) {
         R *Bp = a.B + sys * a.vb.ks;
-        if (k < n) Bp[k * a.vb.is] = inf != 0 ? Lim::nan() : xk * dn * upb;
+        if (h == 0 && k < n) Bp[k * a.vb.is] = inf != 0 ? Lim::nan() : xk * dn * upb;
         if (bw) {
 #pragma unroll
             for (int q = 0; q < BQ; q++) {
@@ -258,17 +317,17 @@ template <typename R, int M, int L, int LD> __global__ void __launch_bounds__(12
                 if (i >= n && i < m) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : bs[tib][i] * upb;
             }
         }
-        if (k == 0) a.info[sys] = inf;
+        if (tt == 0) a.info[sys] = inf;
     }
     (void)upc;
 }
 
-template <typename R, int M, int L> cudaError_t bsq_launch_hh_t(const bsq_args<R> &a, bool pair, cudaStream_t st)
+template <typename R, int M, int L, int H> cudaError_t bsq_launch_hh_t(const bsq_args<R> &a, bool pair, cudaStream_t st)
 {
-    const int64_t per = 128 / L, blocks = (a.count + per - 1) / per;
+    const int64_t per = 128 / (H * L), blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    if (pair) bsq_k_hh<R, M, L, BSQ_LD_PAIR><<<(unsigned)blocks, 128, 0, st>>>(a);
-    else bsq_k_hh<R, M, L, BSQ_LD_ROW><<<(unsigned)blocks, 128, 0, st>>>(a);
+    if (pair) bsq_k_hh<R, M, L, H, BSQ_LD_PAIR><<<(unsigned)blocks, 128, 0, st>>>(a);
+    else bsq_k_hh<R, M, L, H, BSQ_LD_ROW><<<(unsigned)blocks, 128, 0, st>>>(a);
     return cudaGetLastError();
 }
 

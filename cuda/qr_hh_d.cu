@@ -5,20 +5,25 @@
 
 template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream_t st)
 {
-    if (a.nrhs != 1 || a.n < 1 || a.n > 64 || a.n > a.m || a.m > 64) return cudaErrorNotSupported;
+    if (a.nrhs != 1 || a.n < 1 || a.n > 64 || a.n > a.m || a.m > 128) return cudaErrorNotSupported;
     /* column-major A two rows per load where qr_warp.cuh's copies may */
     const bool pair = !a.a_il && a.va.is == 1 && !((uintptr_t)a.A & 15) && !((a.va.ks | a.va.js | a.m) & 1);
-    const int M = a.m <= 16 ? 16 : a.m <= 32 ? 32 : 64, L = a.n <= 8 ? 8 : a.n <= 16 ? 16 : a.n <= 32 ? 32 : 64;
+    /* rows to 16, 32, 64 or 128 (two halves of 64), columns to 8, 16, 32 or 64
+     * (32 or 64 with halves: a warp each) */
+    const int M = a.m <= 16 ? 16 : a.m <= 32 ? 32 : a.m <= 64 ? 64 : 128;
+    const int L = a.n <= 8 && M < 128 ? 8 : a.n <= 16 && M < 128 ? 16 : a.n <= 32 ? 32 : 64;
     switch (M * 256 + L) {
-    case 16 * 256 + 8: return bsq_launch_hh_t<R, 16, 8>(a, pair, st);
-    case 16 * 256 + 16: return bsq_launch_hh_t<R, 16, 16>(a, pair, st);
-    case 32 * 256 + 8: return bsq_launch_hh_t<R, 32, 8>(a, pair, st);
-    case 32 * 256 + 16: return bsq_launch_hh_t<R, 32, 16>(a, pair, st);
-    case 32 * 256 + 32: return bsq_launch_hh_t<R, 32, 32>(a, pair, st);
-    case 64 * 256 + 8: return bsq_launch_hh_t<R, 64, 8>(a, pair, st);
-    case 64 * 256 + 16: return bsq_launch_hh_t<R, 64, 16>(a, pair, st);
-    case 64 * 256 + 32: return bsq_launch_hh_t<R, 64, 32>(a, pair, st);
-    case 64 * 256 + 64: return bsq_launch_hh_t<R, 64, 64>(a, pair, st);
+    case 16 * 256 + 8: return bsq_launch_hh_t<R, 16, 8, 1>(a, pair, st);
+    case 16 * 256 + 16: return bsq_launch_hh_t<R, 16, 16, 1>(a, pair, st);
+    case 32 * 256 + 8: return bsq_launch_hh_t<R, 32, 8, 1>(a, pair, st);
+    case 32 * 256 + 16: return bsq_launch_hh_t<R, 32, 16, 1>(a, pair, st);
+    case 32 * 256 + 32: return bsq_launch_hh_t<R, 32, 32, 1>(a, pair, st);
+    case 64 * 256 + 8: return bsq_launch_hh_t<R, 64, 8, 1>(a, pair, st);
+    case 64 * 256 + 16: return bsq_launch_hh_t<R, 64, 16, 1>(a, pair, st);
+    case 64 * 256 + 32: return bsq_launch_hh_t<R, 64, 32, 1>(a, pair, st);
+    case 64 * 256 + 64: return bsq_launch_hh_t<R, 64, 64, 1>(a, pair, st);
+    case 128 * 256 + 32: return bsq_launch_hh_t<R, 64, 32, 2>(a, pair, st);
+    case 128 * 256 + 64: return bsq_launch_hh_t<R, 64, 64, 2>(a, pair, st);
     default: return cudaErrorNotSupported;
     }
 }

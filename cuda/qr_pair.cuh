@@ -1,9 +1,9 @@
 /*
  * qr_pair.cuh -- the team kernel's Sameh-Kuck steps taken two at a time:
  * FP64 gels with one right-hand side, n <= 64, m <= 128 (qr.cu's dispatch
- * gives it m > 64 with 40 <= n <= 56, and m <= 64 with n >= 33 where the
- * Householder kernel of qr_hh.cuh is off, where it measured faster than
- * the team kernel), where the team
+ * gives it m > 64 with 40 <= n <= 56 outside the Householder kernel of
+ * qr_hh.cuh (m = 65..71), and m <= 64 with n >= 33 where that is off,
+ * where it measured faster than the team kernel), where the team
  * kernel (qr_team.cuh) loads and stores every rotated entry once per step
  * (perf/NOTES-qr-gpu.md attempt 25).
  *

@@ -37,7 +37,8 @@
  * full) with the rotations (column-per-lane and paired-step kernels) on
  * the shapes that the Householder kernel takes by default
  * (BSOLVE_QR_HH=0), and (quick) with
- * the Householder kernel on m <= 16 as well (BSOLVE_QR_HH=2).
+ * the Householder kernel on every shape it takes (m <= 16, m = 65..79)
+ * (BSOLVE_QR_HH=2).
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
