@@ -129,6 +129,8 @@ gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
 	BSOLVE_QR_HH=0 $(BUILD)/test/gpu_qr || fail=1; \
 	echo "== gpu_qr (quick) with the Householder kernel on every shape it can take (m <= 16, 65..79)"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_HH=2 $(BUILD)/test/gpu_qr || fail=1; \
+	echo "== gpu_qr (quick) with the Householder kernel's lanes one column each (interleaved 16 < m <= 32 too)"; \
+	BSOLVE_TEST_QUICK=1 BSOLVE_QR_HH_C=1 $(BUILD)/test/gpu_qr || fail=1; \
 	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 
 bench: $(BENCHES) $(CU_BENCHES)

@@ -40,6 +40,10 @@
  *      register i - 1: row 0 (R(j,k)) leaves for shared memory, and the
  *      next step again finds its rows from register 0.  Lane j keeps beta
  *      = R(j,j) there instead.
+ * Two columns per lane (C = 2: lane k holds columns k and k + L, teams of
+ * 8 lanes for n <= 16; interleaved A at 16 < m <= 32, qr_hh_d.cu) share a
+ * step's broadcast loads, butterfly and reflector between twice the
+ * systems per warp.
  * Chunks of 8 registers past the live rows are skipped by warp-uniform
  * branches.  Lanes of finished columns (k < j) compute along unused; the
  * first warp of a team of 64 sits out the steps after its last column.
@@ -70,16 +74,17 @@
 #include "qr_team.cuh"
 #include "qr_warp.cuh" /* BSQ_LD_* */
 
-template <int M> __host__ __device__ constexpr int bsq_hh_minb() { return M == 64 ? 3 : 4; }
+template <int M, int C> __host__ __device__ constexpr int bsq_hh_minb() { return M == 64 || C == 2 ? 3 : 4; }
 
-template <typename R, int M, int L, int H, int LD>
-__global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args<R> a)
+template <typename R, int M, int L, int H, int LD, int C = 1>
+__global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
     typedef typename std::conditional<sizeof(R) == 8, double2, float2>::type V2;
     static_assert(L == 8 || L == 16 || L == 32 || L == 64, "team of 8, 16, 32 or 64 lanes");
     static_assert(H == 1 || (H == 2 && M == 64 && L >= 32), "halves of 64 rows, a warp each");
-    static_assert(M % 8 == 0 && L <= H * M, "chunks of 8 rows, no more columns than rows");
+    static_assert(M % 8 == 0 && L * C <= H * M, "chunks of 8 rows, no more columns than rows");
+    static_assert(C == 1 || (H == 1 && L < 32), "two columns per lane: teams of a warp or less");
     constexpr int TT = H * L;           /* a team's threads: H halves of L lanes */
     constexpr int NT = 128 / TT;        /* teams (systems) per block */
     static_assert(TT <= 32 || NT <= 2, "teams of several warps: named barriers 1, 2 or the block's");
@@ -87,7 +92,8 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
     constexpr int MR = H * M;           /* rows of the bucket */
     constexpr int NCH = M / 8;          /* chunks of rows (of a half) */
     constexpr int XS = MR + 2;          /* a team's published column: 16-byte aligned, teams on distinct banks */
-    constexpr int RS = L * (L + 1) / 2; /* R packed by columns: R(i,k) at k(k+1)/2 + i */
+    constexpr int NC = L * C;           /* columns of the bucket: lane k holds k + e L, e < C */
+    constexpr int RS = NC * (NC + 1) / 2; /* R packed by columns: R(i,c) at c(c+1)/2 + i */
     constexpr int BQ = MR / W;          /* rows of b per lane (each warp of a team holds all of b) */
     constexpr int TX = TT > 32 ? NT : 1;
     __shared__ __align__(16) R xs[2][NT * XS];
@@ -128,47 +134,57 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
         return v;
     };
 
-    R col[M], bq[BQ];
+    R col[C][M], bq[BQ];
     {
         const int r0 = h * M; /* the half's first row */
-        const bool ld = valid && k < n;
-        const R *Ap = a.A + (ld ? sys * a.va.ks + k * a.va.js : 0);
-        if constexpr (LD == BSQ_LD_PAIR) {
 #pragma unroll
-            for (int i = 0; i < M; i += 2) {
-                const V2 v = (ld && r0 + i < m) ? __ldg(reinterpret_cast<const V2 *>(Ap + r0 + i)) : V2{R(0), R(0)};
-                col[i] = v.x;
-                col[i + 1] = v.y;
+        for (int e = 0; e < C; e++) {
+            const bool ld = valid && k + e * L < n;
+            const R *Ap = a.A + (ld ? sys * a.va.ks + (k + e * L) * a.va.js : 0);
+            if constexpr (LD == BSQ_LD_PAIR) {
+#pragma unroll
+                for (int i = 0; i < M; i += 2) {
+                    const V2 v = (ld && r0 + i < m) ? __ldg(reinterpret_cast<const V2 *>(Ap + r0 + i)) : V2{R(0), R(0)};
+                    col[e][i] = v.x;
+                    col[e][i + 1] = v.y;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < M; i++) col[e][i] = (ld && r0 + i < m) ? __ldg(Ap + (r0 + i) * a.va.is) : R(0);
             }
-        } else {
-#pragma unroll
-            for (int i = 0; i < M; i++) col[i] = (ld && r0 + i < m) ? __ldg(Ap + (r0 + i) * a.va.is) : R(0);
         }
         const R *Bp = a.B + (valid ? sys * a.vb.ks : 0);
 #pragma unroll
         for (int q = 0; q < BQ; q++) bq[q] = (valid && kw + q * W < m) ? Bp[(kw + q * W) * a.vb.is] : R(0);
     }
     int nf = 0;
-    R mx = R(0), mxb = R(0);
+    R mx[C], mxb = R(0);
 #pragma unroll
-    for (int i = 0; i < M; i++) {
-        nf |= !isfinite(col[i]);
-        mx = fmax(mx, fabs(col[i]));
+    for (int e = 0; e < C; e++) {
+        mx[e] = R(0);
+#pragma unroll
+        for (int i = 0; i < M; i++) {
+            nf |= !isfinite(col[e][i]);
+            mx[e] = fmax(mx[e], fabs(col[e][i]));
+        }
     }
 #pragma unroll
     for (int q = 0; q < BQ; q++) {
         nf |= !isfinite(bq[q]);
         mxb = fmax(mxb, fabs(bq[q]));
     }
-    if constexpr (H == 2) hx[tib][h][k] = mx;
+    if constexpr (H == 2) hx[tib][h][k] = mx[0];
     nf = tred(nf, 0, [](int x, int y) { return x | y; }); /* (its barrier also publishes hx) */
-    if constexpr (H == 2) mx = fmax(hx[tib][0][k], hx[tib][1][k]);
+    if constexpr (H == 2) mx[0] = fmax(hx[tib][0][k], hx[tib][1][k]);
     mxb = bsq_max<W>(mxb);
-    R dn, upc, dnb, upb;
-    Lim::pow2(mx, dn, upc);
+    R dn[C], upc, dnb, upb;
     Lim::pow2(mxb, dnb, upb);
 #pragma unroll
-    for (int i = 0; i < M; i++) col[i] *= dn;
+    for (int e = 0; e < C; e++) {
+        Lim::pow2(mx[e], dn[e], upc);
+#pragma unroll
+        for (int i = 0; i < M; i++) col[e][i] *= dn[e];
+    }
     /* b's rows are written by the team's last warp (one whose columns last
      * longest, see `idle') */
     const bool bw = tt >= TT - W;
@@ -176,8 +192,13 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
 #pragma unroll
         for (int q = 0; q < BQ; q++) bs[tib][kw + q * W] = bq[q] * dnb;
     }
-    R *rk = &rs[tib][k * (k + 1) / 2]; /* column k of R (top half) */
-    R cb = R(0);                       /* lane k of the top half: row k of Q^T b */
+    R *rk[C], cb[C]; /* column k + e L of R (top half); row k + e L of Q^T b */
+#pragma unroll
+    for (int e = 0; e < C; e++) {
+        const int c = k + e * L;
+        rk[e] = &rs[tib][c * (c + 1) / 2];
+        cb[e] = R(0);
+    }
     if constexpr (H == 2) tsync();     /* hx's maxima read before the steps reuse it */
 
     for (int j = 0; j < n; j++) {
@@ -186,7 +207,9 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
         const int rh = H == 1 ? r : h == 0 ? min(r, M) : r - M;
         R *x = &xs[j & 1][tib * XS];
         R *xh = x + h * M;
-        if (k == j) {
+#pragma unroll
+        for (int e = 0; e < C; e++) {
+            if (k + e * L != j) continue;
             /* halves from step 1 on: row 63 of the top half is the bottom
              * half's row 0, which its lane stored at the previous step */
             const bool top63 = H == 2 && h == 0 && j > 0;
@@ -195,8 +218,8 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
                 if (8 * c >= rh) break;
 #pragma unroll
                 for (int q = 0; q < 8; q += 2) {
-                    if (8 * c + q == M - 2 && top63) xh[M - 2] = col[M - 2];
-                    else *reinterpret_cast<V2 *>(xh + 8 * c + q) = V2{col[8 * c + q], col[8 * c + q + 1]};
+                    if (8 * c + q == M - 2 && top63) xh[M - 2] = col[e][M - 2];
+                    else *reinterpret_cast<V2 *>(xh + 8 * c + q) = V2{col[e][8 * c + q], col[e][8 * c + q + 1]};
                 }
             }
         }
@@ -204,8 +227,10 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
         /* several warps: a warp whose columns are all done sits the step out */
         const bool idle = L > 32 && (k | 31) < j;
         if constexpr (H == 2)
-            if (h == 0 && j > 0) col[M - 1] = hx[tib][2][k]; /* the carry */
-        R sg = R(0), db = R(0), d[4] = {R(0), R(0), R(0), R(0)}, tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
+            if (h == 0 && j > 0) col[0][M - 1] = hx[tib][2][k]; /* the carry */
+        /* dot-product accumulators: 4 per lane, C columns sharing them out */
+        constexpr int DA = 4 / C;
+        R sg = R(0), db = R(0), d[C][DA], tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
         /* f(i, (x_i, x_i+1)) for the row pairs of this half's live chunks, i
          * even and a compile-time constant in each call */
         auto live_pairs = [&](auto f) __attribute__((always_inline)) {
@@ -216,6 +241,10 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
                 for (int q = 0; q < 8; q += 2) f(8 * c + q, *reinterpret_cast<const V2 *>(xh + 8 * c + q));
             }
         };
+#pragma unroll
+        for (int e = 0; e < C; e++)
+#pragma unroll
+            for (int u = 0; u < DA; u++) d[e][u] = R(0);
         if (!idle) {
 #pragma unroll
             for (int q = 0; q < BQ; q++) {
@@ -228,9 +257,12 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
             }
             /* the top half's row 0 is the pivot row (v_0 = 1, apart) */
             live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
-                R &acc = d[(i & 7) >> 1];
-                if (i > 0 || h == 1) acc = fma(v.x, col[i], acc);
-                acc = fma(v.y, col[i + 1], acc);
+#pragma unroll
+                for (int e = 0; e < C; e++) {
+                    R &acc = d[e][((i & 7) >> 1) % DA];
+                    if (i > 0 || h == 1) acc = fma(v.x, col[e][i], acc);
+                    acc = fma(v.y, col[e][i + 1], acc);
+                }
             });
 #pragma unroll
             for (int o = W / 2; o > 0; o /= 2) {
@@ -251,18 +283,25 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
             tau = refl ? fma(aa, rn, R(1)) : R(0);
             scal = refl ? copysign(__drcp_rn(aa + nrm), alpha) : R(0);
         }
-        R w = fma(scal, (d[0] + d[1]) + (d[2] + d[3]), col[0]);
+        R w[C], ds[C];
+#pragma unroll
+        for (int e = 0; e < C; e++) {
+            ds[e] = DA == 4 ? (d[e][0] + d[e][1]) + (d[e][2 % DA] + d[e][3 % DA]) : d[e][0] + d[e][1 % DA];
+            w[e] = fma(scal, ds[e], col[e][0]);
+        }
         if constexpr (H == 2) {
             /* w = A(j,k) + scal (the top's dot product + the bottom's): the
              * top's part and the bottom's dot product meet in shared memory,
              * both halves then forming the same sum */
-            if (!idle) hx[tib][h][k] = h == 0 ? w : (d[0] + d[1]) + (d[2] + d[3]);
+            if (!idle) hx[tib][h][k] = h == 0 ? w[0] : ds[0];
             tsync();
-            if (!idle) w = fma(scal, hx[tib][1][k], hx[tib][0][k]);
+            if (!idle) w[0] = fma(scal, hx[tib][1][k], hx[tib][0][k]);
         }
         if (!idle) {
             const R wb = fma(scal, db, b0), tb = tau * wb, tbs = tb * scal;
-            if (h == 0 && k == j) cb = b0 - tb;
+#pragma unroll
+            for (int e = 0; e < C; e++)
+                if (h == 0 && k + e * L == j) cb[e] = b0 - tb;
             if (bw) {
 #pragma unroll
                 for (int q = 0; q < BQ; q++) {
@@ -270,46 +309,71 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
                     if (i >= 1 && i < r) bs[tib][j + i] = fma(-tbs, x[i], bs[tib][j + i]);
                 }
             }
-            const R t0 = tau * w, t = t0 * scal;
-            if (h == 0 && k >= j) rk[j] = k == j ? beta : col[0] - t0;
+            R t[C];
+#pragma unroll
+            for (int e = 0; e < C; e++) {
+                const R t0 = tau * w[e];
+                t[e] = t0 * scal;
+                if (h == 0 && k + e * L >= j) rk[e][j] = k + e * L == j ? beta : col[e][0] - t0;
+            }
             /* the bottom half's row 0 moves up to the top half's row 63 (the
              * carry; the next pivot's lane also publishes it for the next step) */
             if (H == 2 && h == 1) {
-                const R c0 = rh > 0 ? fma(-t, xh[0], col[0]) : R(0); /* (dead: x unpublished) */
+                const R c0 = rh > 0 ? fma(-t[0], xh[0], col[0][0]) : R(0); /* (dead: x unpublished) */
                 hx[tib][2][k] = c0;
                 if (k == j + 1) xs[(j + 1) & 1][tib * XS + M - 1] = c0;
             }
             live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
-                if (i > 0) col[i - 1] = fma(-t, v.x, col[i]);
-                col[i] = fma(-t, v.y, col[i + 1]);
-                if ((i & 7) == 6) col[i + 1] = R(0); /* the next chunk's first row replaces it, if live */
+#pragma unroll
+                for (int e = 0; e < C; e++) {
+                    if (i > 0) col[e][i - 1] = fma(-t[e], v.x, col[e][i]);
+                    col[e][i] = fma(-t[e], v.y, col[e][i + 1]);
+                    if ((i & 7) == 6) col[e][i + 1] = R(0); /* the next chunk's first row replaces it, if live */
+                }
             });
         }
     }
     tsync(); /* R's columns and b's residual rows */
 
-    R rd = R(1);
-    const bool neg = h == 0 && k < n && bsq_rank_col(rk, k, m, rd);
-    const int zl = tred(neg ? k + 1 : 0x7fffffff, 1, [](int x, int y) { return min(x, y); });
+    R rd[C];
+    int zc = 0x7fffffff;
+#pragma unroll
+    for (int e = 0; e < C; e++) {
+        const int c = k + e * L;
+        rd[e] = R(1);
+        if (h == 0 && c < n && bsq_rank_col(rk[e], c, m, rd[e])) zc = min(zc, c + 1);
+    }
+    const int zl = tred(zc, 1, [](int x, int y) { return min(x, y); });
     const int32_t inf = nf ? BSOLVE_INFO_NONFINITE : (zl == 0x7fffffff ? 0 : zl);
 
-    R xk = R(0);
+    R xk[C];
+#pragma unroll
+    for (int e = 0; e < C; e++) xk[e] = R(0);
     for (int kk = n - 1; kk >= 0; kk--) {
-        R v = h == 0 && k == kk ? (bsq_rd_bad(rd) ? cb / rk[k] : cb * rd) : R(0);
+        R v = R(0);
+#pragma unroll
+        for (int e = 0; e < C; e++)
+            if (h == 0 && k + e * L == kk) v = bsq_rd_bad(rd[e]) ? cb[e] / rk[e][kk] : cb[e] * rd[e];
         if constexpr (TT > 32) {
             if (h == 0 && k == kk) xb[tib][kk] = v;
             tsync();
             v = xb[tib][kk];
         } else {
-            v = __shfl_sync(0xffffffffu, v, kk, L);
+            v = __shfl_sync(0xffffffffu, v, kk % L, L);
         }
-        if (k == kk) xk = v;
-        if (h == 0 && k < kk) cb = fma(-rs[tib][kk * (kk + 1) / 2 + k], v, cb);
+#pragma unroll
+        for (int e = 0; e < C; e++) {
+            const int c = k + e * L;
+            if (c == kk) xk[e] = v;
+            if (h == 0 && c < kk) cb[e] = fma(-rs[tib][kk * (kk + 1) / 2 + c], v, cb[e]);
+        }
     }
 
     if (valid) {
         R *Bp = a.B + sys * a.vb.ks;
-        if (h == 0 && k < n) Bp[k * a.vb.is] = inf != 0 ? Lim::nan() : xk * dn * upb;
+#pragma unroll
+        for (int e = 0; e < C; e++)
+            if (h == 0 && k + e * L < n) Bp[(k + e * L) * a.vb.is] = inf != 0 ? Lim::nan() : xk[e] * dn[e] * upb;
         if (bw) {
 #pragma unroll
             for (int q = 0; q < BQ; q++) {
@@ -322,12 +386,12 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M>()) bsq_k_hh(const bsq_args
     (void)upc;
 }
 
-template <typename R, int M, int L, int H> cudaError_t bsq_launch_hh_t(const bsq_args<R> &a, bool pair, cudaStream_t st)
+template <typename R, int M, int L, int H, int C = 1> cudaError_t bsq_launch_hh_t(const bsq_args<R> &a, bool pair, cudaStream_t st)
 {
     const int64_t per = 128 / (H * L), blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    if (pair) bsq_k_hh<R, M, L, H, BSQ_LD_PAIR><<<(unsigned)blocks, 128, 0, st>>>(a);
-    else bsq_k_hh<R, M, L, H, BSQ_LD_ROW><<<(unsigned)blocks, 128, 0, st>>>(a);
+    if (pair) bsq_k_hh<R, M, L, H, BSQ_LD_PAIR, C><<<(unsigned)blocks, 128, 0, st>>>(a);
+    else bsq_k_hh<R, M, L, H, BSQ_LD_ROW, C><<<(unsigned)blocks, 128, 0, st>>>(a);
     return cudaGetLastError();
 }
 

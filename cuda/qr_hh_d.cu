@@ -3,6 +3,13 @@
  * in parallel. */
 #include "qr_hh.cuh"
 
+/* BSOLVE_QR_HH_C=1: one column per lane everywhere (A/B comparisons, tests) */
+static int bsq_hh_c_env()
+{
+    static const int r = bsi_env_int("BSOLVE_QR_HH_C", -1);
+    return r;
+}
+
 template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream_t st)
 {
     if (a.nrhs != 1 || a.n < 1 || a.n > 64 || a.n > a.m || a.m > 128) return cudaErrorNotSupported;
@@ -12,6 +19,15 @@ template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream
      * (32 or 64 with halves: a warp each) */
     const int M = a.m <= 16 ? 16 : a.m <= 32 ? 32 : a.m <= 64 ? 64 : 128;
     const int L = a.n <= 8 && M < 128 ? 8 : a.n <= 16 && M < 128 ? 16 : a.n <= 32 ? 32 : 64;
+    /* Interleaved A with 8 < n <= 16 at 16 < m <= 32: teams of 8 lanes with
+     * two columns each (4 systems per warp; a step's broadcast loads, b's
+     * butterfly and the reflector shared by twice the systems; 168
+     * registers, 3 blocks per SM instead of 4).  H100, 2026-11-27 04:45 UTC,
+     * two alternating runs, systems/s, one -> two columns per lane, IL:
+     * 16x32 1.37-1.38e8 -> 1.55-1.56e8, 13x32 +13%, 12x32 +12%, 12x24 +11%,
+     * 16x20 +10.5%, 10x20 +7%, 9x18 +5.5%; CM: 16x32 and 13x32 +-0.5%, 12x24
+     * -2.7%, 10x20 -2.8%, 9x18 -2.4% (perf/NOTES-qr-gpu.md attempt 26). */
+    if (M == 32 && L == 16 && a.a_il && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 32, 8, 1, 2>(a, pair, st);
     switch (M * 256 + L) {
     case 16 * 256 + 8: return bsq_launch_hh_t<R, 16, 8, 1>(a, pair, st);
     case 16 * 256 + 16: return bsq_launch_hh_t<R, 16, 16, 1>(a, pair, st);

@@ -38,7 +38,7 @@
  * the shapes that the Householder kernel takes by default
  * (BSOLVE_QR_HH=0), and (quick) with
  * the Householder kernel on every shape it takes (m <= 16, m = 65..79)
- * (BSOLVE_QR_HH=2).
+ * (BSOLVE_QR_HH=2) and with its lanes one column each (BSOLVE_QR_HH_C=1).
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
