@@ -2,8 +2,8 @@
  * qr_hh.cuh -- least squares by Householder reflections, one lane per
  * column: FP64 gels with one right-hand side, m <= 128 (qr.cu's
  * bsq_hh_takes gives it 16 < m <= 64 and 80 <= m <= 128, 72 <= m with
- * n > 16;
- * perf/NOTES-qr-gpu.md attempt 26).
+ * n > 16; BSOLVE_QR_HH=2 every shape, m <= 16 included; perf/NOTES-qr-gpu.md
+ * attempt 26).
  *
  * Why reflections here, where the other kernels rotate: the column-per-lane
  * Givens kernel (qr_warp.cuh) must unroll its Sameh-Kuck steps (a step's
@@ -40,8 +40,9 @@
  *      register i - 1: row 0 (R(j,k)) leaves for shared memory, and the
  *      next step again finds its rows from register 0.  Lane j keeps beta
  *      = R(j,j) there instead.
- * Two columns per lane (C = 2: lane k holds columns k and k + L, teams of
- * 8 lanes for n <= 16; interleaved A at 16 < m <= 32, qr_hh_d.cu) share a
+ * Two columns per lane (C = 2: lane k holds columns k and k + L; teams of
+ * 8 lanes for n <= 16 with interleaved A at 16 < m <= 32, of 4 lanes for
+ * n <= 8 at m <= 16 where it is asked for, qr_hh_d.cu) share a
  * step's broadcast loads, butterfly and reflector between twice the
  * systems per warp.
  * Chunks of 8 registers past the live rows are skipped by warp-uniform
@@ -74,14 +75,14 @@
 #include "qr_team.cuh"
 #include "qr_warp.cuh" /* BSQ_LD_* */
 
-template <int M, int C> __host__ __device__ constexpr int bsq_hh_minb() { return M == 64 || C == 2 ? 3 : 4; }
+template <int M, int C> __host__ __device__ constexpr int bsq_hh_minb() { return M == 64 || (C == 2 && M == 32) ? 3 : 4; }
 
 template <typename R, int M, int L, int H, int LD, int C = 1>
 __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_args<R> a)
 {
     typedef bsq_lim<R> Lim;
     typedef typename std::conditional<sizeof(R) == 8, double2, float2>::type V2;
-    static_assert(L == 8 || L == 16 || L == 32 || L == 64, "team of 8, 16, 32 or 64 lanes");
+    static_assert(L == 4 || L == 8 || L == 16 || L == 32 || L == 64, "team of 4, 8, 16, 32 or 64 lanes");
     static_assert(H == 1 || (H == 2 && M == 64 && L >= 32), "halves of 64 rows, a warp each");
     static_assert(M % 8 == 0 && L * C <= H * M, "chunks of 8 rows, no more columns than rows");
     static_assert(C == 1 || (H == 1 && L < 32), "two columns per lane: teams of a warp or less");

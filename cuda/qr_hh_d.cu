@@ -28,6 +28,15 @@ template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream
      * 16x20 +10.5%, 10x20 +7%, 9x18 +5.5%; CM: 16x32 and 13x32 +-0.5%, 12x24
      * -2.7%, 10x20 -2.8%, 9x18 -2.4% (perf/NOTES-qr-gpu.md attempt 26). */
     if (M == 32 && L == 16 && a.a_il && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 32, 8, 1, 2>(a, pair, st);
+    /* n <= 8 at m <= 16 (qr.cu gives it these shapes only with
+     * BSOLVE_QR_HH=2): teams of 4 lanes with two columns each (8 systems per
+     * warp).  H100, 2026-11-27 04:50 UTC, two alternating runs, IL / CM,
+     * systems/s, the column-per-lane rotations (qr_warp.cuh, the default
+     * there) -> this: 8x16 8.1e8 / 7.6e8 -> 8.16-8.2e8 / 7.78e8, 8x13 +3.5% /
+     * +5%, 7x16 +11% / +13%, 6x12 +20% / +25%, 5x16 +31% / +35%; gpu_qr with
+     * it (6764 checks) green, but not yet run under compute-sanitizer, so
+     * not the default yet (perf/NOTES-qr-gpu.md attempt 26). */
+    if (M == 16 && L == 8 && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 16, 4, 1, 2>(a, pair, st);
     switch (M * 256 + L) {
     case 16 * 256 + 8: return bsq_launch_hh_t<R, 16, 8, 1>(a, pair, st);
     case 16 * 256 + 16: return bsq_launch_hh_t<R, 16, 16, 1>(a, pair, st);
