@@ -19,9 +19,10 @@
  *
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp; L = 64:
  * two warps, synchronized by a named barrier) owns a system; lane k holds
- * column k (m > 64: H = 2 halves, a warp or two each, the top half's lane
- * k rows 0..63 of column k, the bottom half's rows 64..127; see below), rows 0..M-1 of a compile-time bucket M =
- * 16, 32 or 64 (rows m..M-1 zero), scaled by a power of two to a largest
+ * column k, rows 0..M-1 of a compile-time bucket M = 16, 32 or 64 (rows
+ * m..M-1 zero; m > 64: H = 2 halves of a warp or two each, the top half's
+ * lane k holding rows 0..63 of column k, the bottom half's rows 64..127,
+ * see below), scaled by a power of two to a largest
  * magnitude in [1, 2): no sum of squares below can overflow, and one that
  * underflows belongs to a column negligible against its own norm (which the
  * rank test then reports).  x is returned times the scalings, exact powers
@@ -37,9 +38,9 @@
  *      tau = (beta - alpha) / beta, v = (1, x / (alpha - beta)); tau = 0
  *      (no reflection) where x = 0;
  *   4. each lane updates its column, a -= tau (v^T a) v, writing row i into
- *      register i - 1: row 0 (R(j,k)) leaves for shared memory, and the
- *      next step again finds its rows from register 0.  Lane j keeps beta
- *      = R(j,j) there instead.
+ *      register i - 1: row 0 (R(j,k)) leaves for shared memory (lane j
+ *      stores beta = R(j,j) there), and the next step again finds its rows
+ *      from register 0.
  * Two columns per lane (C = 2: lane k holds columns k and k + L; teams of
  * 8 lanes for n <= 16 with interleaved A at 16 < m <= 32, of 4 lanes for
  * n <= 8 at m <= 16 where it is asked for, qr_hh_d.cu) share a
