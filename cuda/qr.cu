@@ -237,10 +237,7 @@ static int bsq_warpv_env()
  * lane, behind the pair loads. */
 template <typename R> static int bsq_warp_ld(const bsq_args<R> &a, int M)
 {
-    const bsi_view &v = a.va;
-    if (sizeof(R) != 8 || M > 32 || a.a_il || v.is != 1 || ((uintptr_t)a.A & 15) || ((v.ks | v.js | a.m) & 1) ||
-        bsq_warpv_env() == 0)
-        return BSQ_LD_ROW;
+    if (sizeof(R) != 8 || M > 32 || !bsq_ld_pair_ok(a) || bsq_warpv_env() == 0) return BSQ_LD_ROW;
     return BSQ_LD_PAIR;
 }
 
@@ -353,10 +350,10 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
 
 /* ---- Householder, one lane per column (qr_hh.cuh) ---------------------------
  * FP64 gels with nrhs = 1, 16 < m <= 64 or 80 <= m <= 128 (72 <= m with
- * n > 16), outside the register kernel's buckets: reflections instead of the rotations of the
- * column-per-lane kernel (n <= 32), whose straight-line steps outgrow the
- * instruction caches, and of the paired-step and team kernels (n > 32,
- * m > 64).
+ * n > 16), outside the register kernel's buckets: reflections instead of
+ * the rotations of the column-per-lane kernel (n <= 32), whose
+ * straight-line steps outgrow the instruction caches, and of the
+ * paired-step and team kernels (n > 32, m > 64).
  * H100, 2026-11-27 04:05 UTC, two alternating runs in one binary, ours IL /
  * CM, systems/s, rotations (qr_warp.cuh) -> reflections: 32x64 1.15e7 /
  * 1.2-1.23e7 -> 2.06e7 / 2.29-2.31e7, 16x32 1.18e8 / 1.36-1.39e8 ->
@@ -368,7 +365,7 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
  * keep m <= 16.  Teams of 64 lanes (two warps) for n > 32, 04:00 UTC,
  * paired steps -> reflections: 64x64 4.44e6 / 4.68e6 -> 6.71e6 / 7.65e6,
  * 60x64 4.56e6 / 4.84e6 -> 7.44e6 / 7.84e6, 57x57 +49% / +48%, 48x64 +51% /
- * +52%, 40x64 +31% / +33%, 36x48 +25% / +31%, 33x64 +21% / +28%
+ * +52%, 40x64 +31% / +33%, 36x48 +25% / +31%, 33x64 +21% / +28%.
  * m > 64 in two halves of 64 rows, 04:20 UTC, team or paired-step kernel ->
  * reflections: 64x128 1.52e6 / 1.63-1.64e6 -> 2.28-2.29e6 / 2.71-2.72e6,
  * 56x128 +59% / +72%, 48x128 +46% / +51%, 32x128 +66% / +80%, 16x128 +69%

@@ -397,7 +397,7 @@ template <typename R, int M, int L, int H, int C = 1> cudaError_t bsq_launch_hh_
     return cudaGetLastError();
 }
 
-/* The buckets (M, L): rows to 16, 32 or 64, columns to 8, 16 or 32 */
+/* The launch for one gels call: its bucket (M, L, H, C), qr_hh_d.cu */
 template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream_t st);
 extern template cudaError_t bsq_launch_hh<double>(const bsq_args<double> &, cudaStream_t);
 

@@ -13,8 +13,8 @@ static int bsq_hh_c_env()
 template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream_t st)
 {
     if (a.nrhs != 1 || a.n < 1 || a.n > 64 || a.n > a.m || a.m > 128) return cudaErrorNotSupported;
-    /* column-major A two rows per load where qr_warp.cuh's copies may */
-    const bool pair = !a.a_il && a.va.is == 1 && !((uintptr_t)a.A & 15) && !((a.va.ks | a.va.js | a.m) & 1);
+    /* column-major A two rows per load wherever it allows them */
+    const bool pair = bsq_ld_pair_ok(a);
     /* rows to 16, 32, 64 or 128 (two halves of 64), columns to 8, 16, 32 or 64
      * (32 or 64 with halves: a warp each) */
     const int M = a.m <= 16 ? 16 : a.m <= 32 ? 32 : a.m <= 64 ? 64 : 128;

@@ -3,8 +3,8 @@
  * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
  * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
  * decides); in FP64 for m <= 16 only, where it beat the Householder kernel
- * of qr_hh.cuh, which takes FP64's 16 < m <= 64.  Rotation formula (bsq_rot), scaling, rank test and non-finite
- * handling are those of the team kernel (qr_team.cuh), which stays the
+ * of qr_hh.cuh, which takes FP64's 16 < m <= 64.  Rotation formula
+ * (bsq_rot), scaling, rank test and non-finite handling are those of the team kernel (qr_team.cuh), which stays the
  * reference and takes every other shape, geqrf and nrhs > 1 included.
  *
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns
@@ -119,6 +119,12 @@ enum {
     BSQ_LD_PAIR = 1 /* column-major A (unit row stride), m and the strides even,
                        A 16-byte aligned: two rows per load */
 };
+/* whether a launch's A allows BSQ_LD_PAIR (the kernels that have such
+ * copies decide where they use them) */
+template <typename R> static inline bool bsq_ld_pair_ok(const bsq_args<R> &a)
+{
+    return !a.a_il && a.va.is == 1 && !((uintptr_t)a.A & 15) && !((a.va.ks | a.va.js | a.m) & 1);
+}
 template <typename R, int M, int L, int C, bool FULL, int LD>
 __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const bsq_args<R> a)
 {
