@@ -2,8 +2,8 @@
  * qr_hh.cuh -- least squares by Householder reflections, one lane per
  * column: FP64 gels with one right-hand side, m <= 128 (qr.cu's
  * bsq_hh_takes gives it 16 < m <= 64 and 80 <= m <= 128, 72 <= m with
- * n > 16; BSOLVE_QR_HH=2 every shape, m <= 16 included; perf/NOTES-qr-gpu.md
- * attempt 26).
+ * n > 16, and n <= 8 at m <= 16; BSOLVE_QR_HH=2 every shape;
+ * perf/NOTES-qr-gpu.md attempts 26 and 28).
  *
  * Why reflections here, where the other kernels rotate: the column-per-lane
  * Givens kernel (qr_warp.cuh) must unroll its Sameh-Kuck steps (a step's
@@ -43,12 +43,22 @@
  *      from register 0.
  * Two columns per lane (C = 2: lane k holds columns k and k + L; teams of
  * 8 lanes for n <= 16 with interleaved A at 16 < m <= 32, of 4 lanes for
- * n <= 8 at m <= 16 where it is asked for, qr_hh_d.cu) share a
- * step's broadcast loads, butterfly and reflector between twice the
- * systems per warp.
- * Chunks of 8 registers past the live rows are skipped by warp-uniform
- * branches.  Lanes of finished columns (k < j) compute along unused; the
- * first warp of a team of 64 sits out the steps after its last column.
+ * n <= 8 at m <= 16, qr_hh_d.cu) share a step's broadcast loads, butterfly
+ * and reflector between twice the systems per warp.
+ * RB, registers for b (M = 16 with C = 2): there the shared memory, not
+ * arithmetic, set the pace (Nsight, 8 x 16: L1/shared 85% busy, issue
+ * slots 33%): each step's broadcast column read twice, b's rows read and
+ * written in shared memory, a butterfly.  So every lane keeps a copy of b
+ * in registers, shifting up with its columns like a column of its own (row
+ * j leaving as row j of Q^T b), and reads the pivot column once into
+ * registers, forming x_i^2 and x_i b_i over all rows itself: per step one
+ * broadcast store and read, no butterfly, at 168 registers instead of 128
+ * (3 blocks per SM instead of 4).
+ * Chunks of 8 registers (4 at M = 16) past the live rows are skipped by
+ * warp-uniform branches.  Lanes of finished columns (k < j) compute along
+ * unused, except a lane's first column slot with C = 2, skipped from step
+ * L on; the first warp of a team of 64 sits out the steps after its last
+ * column.
  *
  * Halves: the dot product of column k is the top lane's part plus the
  * bottom lane's, added after a second team barrier per step (both lanes
@@ -76,7 +86,7 @@
 #include "qr_team.cuh"
 #include "qr_warp.cuh" /* BSQ_LD_* */
 
-template <int M, int C> __host__ __device__ constexpr int bsq_hh_minb() { return M == 64 || (C == 2 && M == 32) ? 3 : 4; }
+template <int M, int C> __host__ __device__ constexpr int bsq_hh_minb() { return M == 64 || C == 2 ? 3 : 4; }
 
 template <typename R, int M, int L, int H, int LD, int C = 1>
 __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_args<R> a)
@@ -92,14 +102,24 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
     static_assert(TT <= 32 || NT <= 2, "teams of several warps: named barriers 1, 2 or the block's");
     constexpr int W = L < 32 ? L : 32;  /* a team's lanes in one warp */
     constexpr int MR = H * M;           /* rows of the bucket */
-    constexpr int NCH = M / 8;          /* chunks of rows (of a half) */
+    constexpr int CH = M == 16 ? 4 : 8; /* rows per chunk: finer where the rows are few */
+    constexpr int NCH = M / CH;         /* chunks of rows (of a half) */
     constexpr int XS = MR + 2;          /* a team's published column: 16-byte aligned, teams on distinct banks */
     constexpr int NC = L * C;           /* columns of the bucket: lane k holds k + e L, e < C */
     constexpr int RS = NC * (NC + 1) / 2; /* R packed by columns: R(i,c) at c(c+1)/2 + i */
-    constexpr int BQ = MR / W;          /* rows of b per lane (each warp of a team holds all of b) */
+    /* RB (M = 16, two columns per lane): every lane holds all of b, shifting
+     * up with its columns, and a copy of the pivot column in registers; no
+     * shared memory but the pivot column's broadcast and R (see the head
+     * comment) */
+    constexpr bool RB = M == 16 && C == 2;
+    constexpr int BQ = RB ? M : MR / W; /* rows of b per lane (each warp of a team holds all of b) */
     constexpr int TX = TT > 32 ? NT : 1;
     __shared__ __align__(16) R xs[2][NT * XS];
-    __shared__ R bs[NT][MR];
+    /* b: one copy per warp in a team of two warps without halves, whose
+     * steps have no barrier between one warp's reads of b and the other's
+     * updates */
+    constexpr int BC = H == 1 && TT > 32 ? TT / 32 : 1;
+    __shared__ R bs[NT][BC][RB ? 1 : MR];
     __shared__ R rs[NT][RS];
     __shared__ R xb[TX][L];                  /* several warps: the back substitution's x_k */
     __shared__ int red[TX][2][TT / 32 + 1];  /* several warps: their nf and rank */
@@ -157,7 +177,10 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         }
         const R *Bp = a.B + (valid ? sys * a.vb.ks : 0);
 #pragma unroll
-        for (int q = 0; q < BQ; q++) bq[q] = (valid && kw + q * W < m) ? Bp[(kw + q * W) * a.vb.is] : R(0);
+        for (int q = 0; q < BQ; q++) {
+            const int i = RB ? q : kw + q * W;
+            bq[q] = (valid && i < m) ? Bp[i * a.vb.is] : R(0);
+        }
     }
     int nf = 0;
     R mx[C], mxb = R(0);
@@ -178,7 +201,7 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
     if constexpr (H == 2) hx[tib][h][k] = mx[0];
     nf = tred(nf, 0, [](int x, int y) { return x | y; }); /* (its barrier also publishes hx) */
     if constexpr (H == 2) mx[0] = fmax(hx[tib][0][k], hx[tib][1][k]);
-    mxb = bsq_max<W>(mxb);
+    if constexpr (!RB) mxb = bsq_max<W>(mxb);
     R dn[C], upc, dnb, upb;
     Lim::pow2(mxb, dnb, upb);
 #pragma unroll
@@ -188,11 +211,13 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         for (int i = 0; i < M; i++) col[e][i] *= dn[e];
     }
     /* b's rows are written by the team's last warp (one whose columns last
-     * longest, see `idle') */
-    const bool bw = tt >= TT - W;
-    if (bw) {
+     * longest, see `idle'), or by each warp into its own copy */
+    const bool blast = tt >= TT - W, bw = BC > 1 || blast;
+    R *bsw = bs[tib][BC > 1 ? tt >> 5 : 0];
 #pragma unroll
-        for (int q = 0; q < BQ; q++) bs[tib][kw + q * W] = bq[q] * dnb;
+    for (int q = 0; q < BQ; q++) {
+        if constexpr (RB) bq[q] *= dnb;
+        else if (bw) bsw[kw + q * W] = bq[q] * dnb;
     }
     R *rk[C], cb[C]; /* column k + e L of R (top half); row k + e L of Q^T b */
 #pragma unroll
@@ -217,11 +242,11 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
             const bool top63 = H == 2 && h == 0 && j > 0;
 #pragma unroll
             for (int c = 0; c < NCH; c++) {
-                if (8 * c >= rh) break;
+                if (CH * c >= rh) break;
 #pragma unroll
-                for (int q = 0; q < 8; q += 2) {
-                    if (8 * c + q == M - 2 && top63) xh[M - 2] = col[e][M - 2];
-                    else *reinterpret_cast<V2 *>(xh + 8 * c + q) = V2{col[e][8 * c + q], col[e][8 * c + q + 1]};
+                for (int q = 0; q < CH; q += 2) {
+                    if (CH * c + q == M - 2 && top63) xh[M - 2] = col[e][M - 2];
+                    else *reinterpret_cast<V2 *>(xh + CH * c + q) = V2{col[e][CH * c + q], col[e][CH * c + q + 1]};
                 }
             }
         }
@@ -234,45 +259,97 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         constexpr int DA = 4 / C;
         R sg = R(0), db = R(0), d[C][DA], tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
         /* f(i, (x_i, x_i+1)) for the row pairs of this half's live chunks, i
-         * even and a compile-time constant in each call */
+         * even and a compile-time constant in each call; RB: x from xv */
+        R xv[RB ? M : 1];
         auto live_pairs = [&](auto f) __attribute__((always_inline)) {
 #pragma unroll
             for (int c = 0; c < NCH; c++) {
-                if (8 * c >= rh) break;
+                if (CH * c >= rh) break;
 #pragma unroll
-                for (int q = 0; q < 8; q += 2) f(8 * c + q, *reinterpret_cast<const V2 *>(xh + 8 * c + q));
+                for (int q = 0; q < CH; q += 2) {
+                    const int i = CH * c + q;
+                    if constexpr (RB) f(i, V2{xv[i], xv[i + 1]});
+                    else f(i, *reinterpret_cast<const V2 *>(xh + i));
+                }
             }
+        };
+        /* f(E0) with E0 the first column slot still to factor, a
+         * compile-time constant: with two columns per lane the first slot's
+         * columns are all done from step L on (their lanes skip them) */
+        auto live_slots = [&](auto f) __attribute__((always_inline)) {
+            if constexpr (C == 2)
+                if (j >= L) {
+                    f(std::integral_constant<int, 1>());
+                    return;
+                }
+            f(std::integral_constant<int, 0>());
         };
 #pragma unroll
         for (int e = 0; e < C; e++)
 #pragma unroll
             for (int u = 0; u < DA; u++) d[e][u] = R(0);
         if (!idle) {
+            if constexpr (RB) {
+                /* every lane: the pivot column's live rows into registers, its
+                 * sums of x_i^2 and x_i b_i whole (no butterfly) */
 #pragma unroll
-            for (int q = 0; q < BQ; q++) {
-                const int i = kw + q * W;
-                if (i >= 1 && i < r) {
-                    const R xi = x[i];
-                    sg = fma(xi, xi, sg);
-                    db = fma(xi, bs[tib][j + i], db);
+                for (int c = 0; c < NCH; c++) {
+                    if (CH * c >= rh) break;
+#pragma unroll
+                    for (int q = 0; q < CH; q += 2) {
+                        const V2 v = *reinterpret_cast<const V2 *>(xh + CH * c + q);
+                        xv[CH * c + q] = v.x;
+                        xv[CH * c + q + 1] = v.y;
+                    }
+                }
+                R sg1 = R(0), db1 = R(0);
+                live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
+                    if (i > 0) {
+                        sg = fma(v.x, v.x, sg);
+                        db = fma(v.x, bq[i], db);
+                    }
+                    sg1 = fma(v.y, v.y, sg1);
+                    db1 = fma(v.y, bq[i + 1], db1);
+                });
+                sg += sg1;
+                db += db1;
+            } else {
+#pragma unroll
+                for (int q = 0; q < BQ; q++) {
+                    const int i = kw + q * W;
+                    if (i >= 1 && i < r) {
+                        const R xi = x[i];
+                        sg = fma(xi, xi, sg);
+                        db = fma(xi, bsw[j + i], db);
+                    }
                 }
             }
             /* the top half's row 0 is the pivot row (v_0 = 1, apart) */
-            live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
+            live_slots([&](auto e0) __attribute__((always_inline)) {
+                live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
 #pragma unroll
-                for (int e = 0; e < C; e++) {
-                    R &acc = d[e][((i & 7) >> 1) % DA];
-                    if (i > 0 || h == 1) acc = fma(v.x, col[e][i], acc);
-                    acc = fma(v.y, col[e][i + 1], acc);
-                }
+                    for (int e = decltype(e0)::value; e < C; e++) {
+                        R &acc = d[e][((i & 7) >> 1) % DA];
+                        if (i > 0 || h == 1) acc = fma(v.x, col[e][i], acc);
+                        acc = fma(v.y, col[e][i + 1], acc);
+                    }
+                });
             });
+            if constexpr (!RB) {
 #pragma unroll
-            for (int o = W / 2; o > 0; o /= 2) {
-                sg += __shfl_xor_sync(0xffffffffu, sg, o, W);
-                db += __shfl_xor_sync(0xffffffffu, db, o, W);
+                for (int o = W / 2; o > 0; o /= 2) {
+                    sg += __shfl_xor_sync(0xffffffffu, sg, o, W);
+                    db += __shfl_xor_sync(0xffffffffu, db, o, W);
+                }
             }
-            const R alpha = x[0];
-            b0 = bs[tib][j];
+            R alpha;
+            if constexpr (RB) {
+                alpha = xv[0];
+                b0 = bq[0];
+            } else {
+                alpha = x[0];
+                b0 = bsw[j];
+            }
             /* with ||(alpha, x)|| = nrm: tau = 1 + |alpha| / nrm and 1 / (alpha -
              * beta) = sign(alpha) / (|alpha| + nrm), from one reciprocal square
              * root and one reciprocal.  The clamp: a sum of squares below the
@@ -304,11 +381,18 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
 #pragma unroll
             for (int e = 0; e < C; e++)
                 if (h == 0 && k + e * L == j) cb[e] = b0 - tb;
-            if (bw) {
+            if constexpr (RB) {
+                /* b shifts up with the columns: its row j leaves as cb */
+                live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
+                    if (i > 0) bq[i - 1] = fma(-tbs, v.x, bq[i]);
+                    bq[i] = fma(-tbs, v.y, bq[i + 1]);
+                    if (i % CH == CH - 2) bq[i + 1] = R(0);
+                });
+            } else if (bw) {
 #pragma unroll
                 for (int q = 0; q < BQ; q++) {
                     const int i = kw + q * W;
-                    if (i >= 1 && i < r) bs[tib][j + i] = fma(-tbs, x[i], bs[tib][j + i]);
+                    if (i >= 1 && i < r) bsw[j + i] = fma(-tbs, x[i], bsw[j + i]);
                 }
             }
             R t[C];
@@ -325,13 +409,15 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
                 hx[tib][2][k] = c0;
                 if (k == j + 1) xs[(j + 1) & 1][tib * XS + M - 1] = c0;
             }
-            live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
+            live_slots([&](auto e0) __attribute__((always_inline)) {
+                live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
 #pragma unroll
-                for (int e = 0; e < C; e++) {
-                    if (i > 0) col[e][i - 1] = fma(-t[e], v.x, col[e][i]);
-                    col[e][i] = fma(-t[e], v.y, col[e][i + 1]);
-                    if ((i & 7) == 6) col[e][i + 1] = R(0); /* the next chunk's first row replaces it, if live */
-                }
+                    for (int e = decltype(e0)::value; e < C; e++) {
+                        if (i > 0) col[e][i - 1] = fma(-t[e], v.x, col[e][i]);
+                        col[e][i] = fma(-t[e], v.y, col[e][i + 1]);
+                        if (i % CH == CH - 2) col[e][i + 1] = R(0); /* the next chunk's first row replaces it, if live */
+                    }
+                });
             });
         }
     }
@@ -376,11 +462,12 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
 #pragma unroll
         for (int e = 0; e < C; e++)
             if (h == 0 && k + e * L < n) Bp[(k + e * L) * a.vb.is] = inf != 0 ? Lim::nan() : xk[e] * dn[e] * upb;
-        if (bw) {
+        if (RB ? k == 0 : blast) {
 #pragma unroll
             for (int q = 0; q < BQ; q++) {
-                const int i = kw + q * W;
-                if (i >= n && i < m) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : bs[tib][i] * upb;
+                /* RB: b's rows n.. have shifted up to registers 0.. */
+                const int i = RB ? n + q : kw + q * W;
+                if (i >= n && i < m) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : (RB ? bq[q] : bsw[i]) * upb;
             }
         }
         if (tt == 0) a.info[sys] = inf;

@@ -28,14 +28,15 @@ template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream
      * 16x20 +10.5%, 10x20 +7%, 9x18 +5.5%; CM: 16x32 and 13x32 +-0.5%, 12x24
      * -2.7%, 10x20 -2.8%, 9x18 -2.4% (perf/NOTES-qr-gpu.md attempt 26). */
     if (M == 32 && L == 16 && a.a_il && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 32, 8, 1, 2>(a, pair, st);
-    /* n <= 8 at m <= 16 (qr.cu gives it these shapes only with
-     * BSOLVE_QR_HH=2): teams of 4 lanes with two columns each (8 systems per
-     * warp).  H100, 2026-11-27 04:50 UTC, two alternating runs, IL / CM,
-     * systems/s, the column-per-lane rotations (qr_warp.cuh, the default
-     * there) -> this: 8x16 8.1e8 / 7.6e8 -> 8.16-8.2e8 / 7.78e8, 8x13 +3.5% /
-     * +5%, 7x16 +11% / +13%, 6x12 +20% / +25%, 5x16 +31% / +35%; gpu_qr with
-     * it (6764 checks) green, but not yet run under compute-sanitizer, so
-     * not the default yet (perf/NOTES-qr-gpu.md attempt 26). */
+    /* n <= 8 at m <= 16: teams of 4 lanes with two columns each (8 systems
+     * per warp), b and the pivot column in registers (RB in qr_hh.cuh).
+     * H100, 2026-11-27 07:50 UTC, two alternating runs, IL / CM, systems/s,
+     * the column-per-lane rotations (qr_warp.cuh) -> this: 8x16 8.1e8 /
+     * 7.6e8 -> 8.6-8.7e8 / 9.0e8 (shared b, the first version: 8.1e8 /
+     * 7.8e8), 8x12 +6% / +12%, 8x9 +3% / 0, 7x16 +12% / +28%, 7x9 +10% / +4%,
+     * 6x16 +20% / +34%, 5x12 +23% / +32%, 5x9 +18% / +13%; the register
+     * kernel keeps its buckets (n <= 4 and m <= 8 measured the same either
+     * way: they never reach this) (perf/NOTES-qr-gpu.md attempt 28). */
     if (M == 16 && L == 8 && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 16, 4, 1, 2>(a, pair, st);
     switch (M * 256 + L) {
     case 16 * 256 + 8: return bsq_launch_hh_t<R, 16, 8, 1>(a, pair, st);
