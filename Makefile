@@ -127,9 +127,9 @@ gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_REG=0 BSOLVE_QR_HH=0 BSOLVE_QR_WARP=0 BSOLVE_QR_PAIR=2 BSOLVE_QR_PAIR_SEG=$$S $(BUILD)/test/gpu_qr || fail=1; done; \
 	echo "== gpu_qr with the rotations on every shape (no Householder kernel)"; \
 	BSOLVE_QR_HH=0 $(BUILD)/test/gpu_qr || fail=1; \
-	echo "== gpu_qr (quick) with the Householder kernel on every shape it can take (m <= 16 with n > 8, 65..79)"; \
+	echo "== gpu_qr (quick) with the Householder kernel on every shape it can take (m = 65..79 too)"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_HH=2 $(BUILD)/test/gpu_qr || fail=1; \
-	echo "== gpu_qr (quick) with the Householder kernel's lanes one column each (interleaved 16 < m <= 32 too)"; \
+	echo "== gpu_qr (quick) with the Householder kernel's lanes one column each (m <= 16 and interleaved 16 < m <= 32 too)"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_QR_HH_C=1 $(BUILD)/test/gpu_qr || fail=1; \
 	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 

@@ -349,9 +349,9 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
 }
 
 /* ---- Householder, one lane per column (qr_hh.cuh) ---------------------------
- * FP64 gels with nrhs = 1, 16 < m <= 64 or 80 <= m <= 128 (72 <= m with
- * n > 16), and n <= 8 at m <= 16, outside the register kernel's buckets:
- * reflections instead of the rotations of the column-per-lane kernel
+ * FP64 gels with nrhs = 1, m <= 64 or 80 <= m <= 128 (72 <= m with
+ * n > 16), outside the register kernel's buckets: reflections instead of
+ * the rotations of the column-per-lane kernel
  * (n <= 32), whose straight-line steps outgrow the instruction caches, and
  * of the paired-step and team kernels (n > 32, m > 64).
  * H100, 2026-11-27 04:05 UTC, two alternating runs in one binary, ours IL /
@@ -362,8 +362,9 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
  * +112%, 8x64 +104% / +98%, 12x24 +46% / +67%, 10x20 +60% / +87%, 8x32
  * +12% / +14%; but at m <= 16 8x16 8.1e8 / 7.6e8 -> 6.97e8 / 7.2e8, 16x16
  * 2.72e8 / 3.05e8 -> 2.38e8 / 2.75e8 (6x12 +1.5% / +12%): the rotations
- * keep m <= 16 with n > 8 (n <= 8: teams of 4 lanes with b in registers,
- * 07:50 UTC, 8x16 8.1e8 / 7.6e8 -> 8.6-8.7e8 / 9.0e8, qr_hh_d.cu).
+ * kept m <= 16 until two columns per lane with b in registers (qr_hh_d.cu,
+ * 07:50-08:17 UTC): 8x16 8.1e8 / 7.6e8 -> 8.6-8.7e8 / 9.0e8, 16x16 2.73e8
+ * / 3.05e8 -> 3.07e8 / 3.16e8.
  * Teams of 64 lanes (two warps) for n > 32, 04:00 UTC, paired steps -> reflections: 64x64 4.44e6 / 4.68e6 -> 6.71e6 / 7.65e6,
  * 60x64 4.56e6 / 4.84e6 -> 7.44e6 / 7.84e6, 57x57 +49% / +48%, 48x64 +51% /
  * +52%, 40x64 +31% / +33%, 36x48 +25% / +31%, 33x64 +21% / +28%.
@@ -378,7 +379,7 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
  * with n <= 16, m = 72..79 (perf/NOTES-qr-gpu.md attempt 26).
  * BSOLVE_QR_HH=0 in the environment turns it off (the column-per-lane,
  * paired-step and team kernels there: A/B comparisons, tests), =2 gives it
- * every shape it can take (m <= 16 with n > 8 and 65..79 too: tests). */
+ * every shape it can take (m = 65..79 too: tests). */
 static int bsq_hh_env()
 {
     static const int r = bsi_env_int("BSOLVE_QR_HH", 1);
@@ -389,7 +390,7 @@ static bool bsq_hh_takes(int m, int n, int nrhs, int op, size_t es)
 {
     const int e = bsq_hh_env();
     if (!e || op != BSQ_GELS || es != 8 || nrhs != 1 || n > 64 || m > 128) return false;
-    return e == 2 || (m > 16 && m <= 64) || (m <= 16 && n <= 8) || m >= 80 || (m >= 72 && n > 16);
+    return e == 2 || m <= 64 || m >= 80 || (m >= 72 && n > 16);
 }
 
 template <typename R, int OP> static cudaError_t bsq_launch(bsq_args<R> a, cudaStream_t st)

@@ -1,8 +1,8 @@
 /*
  * qr_hh.cuh -- least squares by Householder reflections, one lane per
  * column: FP64 gels with one right-hand side, m <= 128 (qr.cu's
- * bsq_hh_takes gives it 16 < m <= 64 and 80 <= m <= 128, 72 <= m with
- * n > 16, and n <= 8 at m <= 16; BSOLVE_QR_HH=2 every shape;
+ * bsq_hh_takes gives it m <= 64 and 80 <= m <= 128, 72 <= m with n > 16,
+ * outside the register kernel's buckets; BSOLVE_QR_HH=2 every shape;
  * perf/NOTES-qr-gpu.md attempts 26 and 28).
  *
  * Why reflections here, where the other kernels rotate: the column-per-lane
@@ -42,9 +42,10 @@
  *      stores beta = R(j,j) there), and the next step again finds its rows
  *      from register 0.
  * Two columns per lane (C = 2: lane k holds columns k and k + L; teams of
- * 8 lanes for n <= 16 with interleaved A at 16 < m <= 32, of 4 lanes for
- * n <= 8 at m <= 16, qr_hh_d.cu) share a step's broadcast loads, butterfly
- * and reflector between twice the systems per warp.
+ * 8 lanes for n <= 16 with interleaved A at 16 < m <= 32 or any A at
+ * m <= 16, of 4 lanes for n <= 8 at m <= 16, qr_hh_d.cu) share a step's
+ * broadcast loads, butterfly and reflector between twice the systems per
+ * warp.
  * RB, registers for b (M = 16 with C = 2): there the shared memory, not
  * arithmetic, set the pace (Nsight, 8 x 16: L1/shared 85% busy, issue
  * slots 33%): each step's broadcast column read twice, b's rows read and

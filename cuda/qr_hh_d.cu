@@ -28,16 +28,20 @@ template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream
      * 16x20 +10.5%, 10x20 +7%, 9x18 +5.5%; CM: 16x32 and 13x32 +-0.5%, 12x24
      * -2.7%, 10x20 -2.8%, 9x18 -2.4% (perf/NOTES-qr-gpu.md attempt 26). */
     if (M == 32 && L == 16 && a.a_il && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 32, 8, 1, 2>(a, pair, st);
-    /* n <= 8 at m <= 16: teams of 4 lanes with two columns each (8 systems
-     * per warp), b and the pivot column in registers (RB in qr_hh.cuh).
-     * H100, 2026-11-27 07:50 UTC, two alternating runs, IL / CM, systems/s,
-     * the column-per-lane rotations (qr_warp.cuh) -> this: 8x16 8.1e8 /
-     * 7.6e8 -> 8.6-8.7e8 / 9.0e8 (shared b, the first version: 8.1e8 /
-     * 7.8e8), 8x12 +6% / +12%, 8x9 +3% / 0, 7x16 +12% / +28%, 7x9 +10% / +4%,
-     * 6x16 +20% / +34%, 5x12 +23% / +32%, 5x9 +18% / +13%; the register
-     * kernel keeps its buckets (n <= 4 and m <= 8 measured the same either
-     * way: they never reach this) (perf/NOTES-qr-gpu.md attempt 28). */
+    /* m <= 16: teams of 4 lanes (n <= 8) or 8 lanes (n <= 16) with two
+     * columns each (8 or 4 systems per warp), b and the pivot column in
+     * registers (RB in qr_hh.cuh).  H100, 2026-11-27 07:50-08:17 UTC, two
+     * alternating runs, IL / CM, systems/s, the column-per-lane rotations
+     * (qr_warp.cuh, the default there before) -> this: 8x16 8.1e8 / 7.6e8 ->
+     * 8.6-8.7e8 / 9.0e8 (b in shared memory, the first version: 8.1e8 /
+     * 7.8e8), 8x12 +6% / +12%, 8x9 +3% / 0, 7x16 +12% / +28%, 6x16 +20% /
+     * +34%, 5x9 +18% / +13%; 16x16 2.73e8 / 3.05e8 -> 3.07e8 / 3.16e8 (one
+     * column per lane, b in shared memory: 2.43e8 / 2.77e8), 14x14 +13% /
+     * +12%, 12x16 +16%, 10x12 +25%, 9x16 +24% / +27%, 9x9 +29% / +32%; the
+     * register kernel keeps its buckets (n <= 4 and m <= 8 measured the same
+     * either way: they never reach this) (perf/NOTES-qr-gpu.md attempt 28). */
     if (M == 16 && L == 8 && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 16, 4, 1, 2>(a, pair, st);
+    if (M == 16 && L == 16 && bsq_hh_c_env() != 1) return bsq_launch_hh_t<R, 16, 8, 1, 2>(a, pair, st);
     switch (M * 256 + L) {
     case 16 * 256 + 8: return bsq_launch_hh_t<R, 16, 8, 1>(a, pair, st);
     case 16 * 256 + 16: return bsq_launch_hh_t<R, 16, 16, 1>(a, pair, st);
