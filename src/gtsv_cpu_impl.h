@@ -358,44 +358,74 @@ static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int met
 /* Contiguous systems are moved in TW x TW blocks transposed in registers
  * (TW rows of TW equations <-> TW tile rows of TW lanes): log2(TW) rounds of
  * two-input shuffles, each swapping the off-diagonal halves of ever larger
- * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block (or one
- * round fewer, see gt_transpose) instead of 2*TW*TW scalar moves.  TW is
- * what one register holds (64 bytes with AVX-512, 32 otherwise): GCC
- * expands a shuffle wider than the target's registers lane by lane.
+ * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block (one
+ * round fewer with AVX-512, see gt_transpose) instead of 2*TW*TW scalar
+ * moves.  TW is what one register holds (64 bytes with AVX-512, 32
+ * otherwise): GCC expands a shuffle wider than the target's registers lane
+ * by lane.
  * Compilers without __builtin_shuffle keep the scalar moves. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define GT_TRANSPOSE 1
-#if defined(__AVX512F__)
-#define GT_SPLIT 1 /* split transposes pay (see gt_transpose) */
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#define GT_LSPLIT 1 /* the last round by the loads (see gt_transpose) */
 #define GT_TW (64 / (int)sizeof(real))
 typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
 #else
-/* AVX2 (4 x 4 doubles): splitting the last of 2 rounds cost 8..10% (m = 64
- * contiguous, -march=haswell on the AVX-512 VM, 2026-11-25) */
-#define GT_SPLIT 0
+/* AVX2 (4 x 4 doubles): splitting the last of 2 rounds (by the stores)
+ * cost 8..10% (m = 64 contiguous, -march=haswell on the AVX-512 VM,
+ * 2026-11-25) */
+#define GT_LSPLIT 0
 #define GT_TW (32 / (int)sizeof(real))
 typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
 #endif
-typedef real FN(gt_ht) __attribute__((vector_size(sizeof(FN(gt_vt)) / 2), aligned(sizeof(real))));
 typedef __typeof__(((vmask){0})[0]) FN(gt_it);
 typedef FN(gt_it) FN(gt_mt) __attribute__((vector_size(sizeof(FN(gt_vt)))));
 
-/* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k].  With split,
- * the last round, which exchanges whole register halves, is done by the
- * stores instead: a half-register store needs no shuffle (vextractf64x4 /
- * vextractf128 to memory), so a block costs TW*(log2(TW) - 1) shuffles and
- * 2*TW stores instead of TW*log2(TW) shuffles and TW stores.  split must be
- * a constant where this is inlined: a variable one left r in memory (all
- * packs 30% slower). */
+#if GT_LSPLIT
+/* One register from the low halves of two places (hi = 1: from their high
+ * halves): the first loaded, the second merged in by a masked broadcast
+ * load, which takes a load port and a blend instead of a shuffle. */
+static inline __attribute__((always_inline)) FN(gt_vt) FN(gt_ld2)(const real *a, const real *b, const int hi)
+{
+    FN(gt_vt) v;
+    if (sizeof(real) == 8) {
+        const double *p = (const double *)a + 4 * hi, *q = (const double *)b + 4 * hi;
+        const __m512d x = _mm512_mask_broadcast_f64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(p)), 0xF0, _mm256_loadu_pd(q));
+        memcpy(&v, &x, sizeof v);
+    } else {
+        const float *p = (const float *)a + 8 * hi, *q = (const float *)b + 8 * hi;
+        const __m512 x = _mm512_mask_broadcast_f32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p)), 0xFF00, _mm256_loadu_ps(q));
+        memcpy(&v, &x, sizeof v);
+    }
+    return v;
+}
+#endif
+
+/* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k].  With
+ * GT_LSPLIT the last round, which exchanges whole register halves, is done
+ * by the loads (gt_ld2): TW*(log2(TW) - 1) shuffles per block instead of
+ * TW*log2(TW).  The former code shuffled all rounds at m <= 16 and did the
+ * last one by half-register stores from m = 32 on.  AVX-512 VM (AMD EPYC),
+ * 2026-11-27, six alternating runs in cache, Meq/s, former -> this:
+ * contiguous GIVENS m = 8 220-246 -> 242-259, THOMAS m = 8 and 16 +7..9%,
+ * m = 32 and 64 the same within the noise; out of cache about +5% at
+ * m = 8, 16 (perf/RESULTS-gtsv.md). */
 static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *restrict s, const int64_t ss,
-                                                                   real *restrict d, const int64_t ds, const int split)
+                                                                   real *restrict d, const int64_t ds)
 {
     static const FN(gt_it) iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     FN(gt_mt) io;
     memcpy(&io, iota, sizeof io);
     FN(gt_vt) r[GT_TW];
+#if GT_LSPLIT
+    for (int k = 0; k < GT_TW / 2; k++) {
+        r[k] = FN(gt_ld2)(s + k * ss, s + (k + GT_TW / 2) * ss, 0);
+        r[k + GT_TW / 2] = FN(gt_ld2)(s + k * ss, s + (k + GT_TW / 2) * ss, 1);
+    }
+#else
     for (int k = 0; k < GT_TW; k++) r[k] = *(const FN(gt_vt) *)(s + k * ss);
-    for (int h = 1; h < (split ? GT_TW / 2 : GT_TW); h *= 2) {
+#endif
+    for (int h = 1; h < (GT_LSPLIT ? GT_TW / 2 : GT_TW); h *= 2) {
         /* rows k and k + h (k & h = 0) exchange their entries e & h != 0 and e & h = 0 */
         const FN(gt_mt) lo = io + (((io & h) != 0) & (GT_TW - h)), hi = lo + h;
         for (int k = 0; k < GT_TW; k++)
@@ -405,18 +435,7 @@ static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *r
                 r[k + h] = __builtin_shuffle(a, b, hi);
             }
     }
-    if (!split)
-        for (int k = 0; k < GT_TW; k++) *(FN(gt_vt) *)(d + k * ds) = r[k];
-    else
-        for (int k = 0; k < GT_TW / 2; k++) {
-            FN(gt_ht) a[2], b[2];
-            memcpy(a, &r[k], sizeof a);
-            memcpy(b, &r[k + GT_TW / 2], sizeof b);
-            *(FN(gt_ht) *)(d + k * ds) = a[0];
-            *(FN(gt_ht) *)(d + k * ds + GT_TW / 2) = b[0];
-            *(FN(gt_ht) *)(d + (k + GT_TW / 2) * ds) = a[1];
-            *(FN(gt_ht) *)(d + (k + GT_TW / 2) * ds + GT_TW / 2) = b[1];
-        }
+    for (int k = 0; k < GT_TW; k++) *(FN(gt_vt) *)(d + k * ds) = r[k];
 }
 #else
 #define GT_TRANSPOSE 0
@@ -453,7 +472,7 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
 #if GT_TRANSPOSE
             if (ub && i % GT_TW == 0)
                 for (int l0 = 0; l0 < WW; l0 += GT_TW)
-                    FN(gt_transpose)(bj + i * WW + l0, WW, ub + j * ubld + l0 * ubs + i, ubs, GT_SPLIT);
+                    FN(gt_transpose)(bj + i * WW + l0, WW, ub + j * ubld + l0 * ubs + i, ubs);
 #endif
         }
     }
@@ -479,20 +498,10 @@ static inline __attribute__((always_inline)) void FN(gt_move_ct)(const int pack,
     const int64_t fl = pack ? stride : 1, fe = pack ? 1 : WW, tl = pack ? 1 : stride, te = pack ? WW : 1;
     int l0 = 0;
 #if GT_TRANSPOSE
-    /* Split transposes (fewer shuffles, more stores) once a plane has 8 KiB
-     * (double: m >= 32) and gtsv's 9 planes no longer fit the 48 KiB L1d:
-     * there the packs waited for the shuffle port, which all shuffles share
-     * (AVX-512 VM, 2026-11-25, contiguous m = 32, 64: +6..8%, m = 128: +3%);
-     * with L1-resident planes they rather waited for the stores, and twice as
-     * many cost 2..5% (m = 8, 16).  AVX-512 only (GT_SPLIT). */
-    const int split = GT_SPLIT && m * WW * (int64_t)sizeof(real) >= 8192;
     const int64_t me = m - m % GT_TW;
     for (; l0 + GT_TW <= count; l0 += GT_TW) {
         for (int64_t i = 0; i < me; i += GT_TW)
-            if (split)
-                FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride, 1);
-            else
-                FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride, 0);
+            FN(gt_transpose)(from + l0 * fl + i * fe, pack ? stride : WW, to + l0 * tl + i * te, pack ? WW : stride);
         for (int64_t i = me; i < m; i++)
             for (int ln = l0; ln < l0 + GT_TW; ln++) to[ln * tl + i * te] = from[ln * fl + i * fe];
     }
@@ -782,4 +791,4 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
 #undef GT_EMAXB
 #undef GT_TW
 #undef GT_TRANSPOSE
-#undef GT_SPLIT
+#undef GT_LSPLIT
