@@ -351,9 +351,9 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
 /* ---- Householder, one lane per column (qr_hh.cuh) ---------------------------
  * FP64 gels with nrhs = 1, m <= 64 or 80 <= m <= 128 (72 <= m with
  * n > 16), outside the register kernel's buckets: reflections instead of
- * the rotations of the column-per-lane kernel
- * (n <= 32), whose straight-line steps outgrow the instruction caches, and
- * of the paired-step and team kernels (n > 32, m > 64).
+ * the rotations of the column-per-lane kernel (n <= 32), whose
+ * straight-line steps outgrow the instruction caches, and of the
+ * paired-step and team kernels (n > 32, m > 64).
  * H100, 2026-11-27 04:05 UTC, two alternating runs in one binary, ours IL /
  * CM, systems/s, rotations (qr_warp.cuh) -> reflections: 32x64 1.15e7 /
  * 1.2-1.23e7 -> 2.06e7 / 2.29-2.31e7, 16x32 1.18e8 / 1.36-1.39e8 ->
@@ -365,9 +365,10 @@ static bool bsq_pair_takes(int m, int n, int nrhs, int op, size_t es)
  * kept m <= 16 until two columns per lane with b in registers (qr_hh_d.cu,
  * 07:50-08:17 UTC): 8x16 8.1e8 / 7.6e8 -> 8.6-8.7e8 / 9.0e8, 16x16 2.73e8
  * / 3.05e8 -> 3.07e8 / 3.16e8.
- * Teams of 64 lanes (two warps) for n > 32, 04:00 UTC, paired steps -> reflections: 64x64 4.44e6 / 4.68e6 -> 6.71e6 / 7.65e6,
- * 60x64 4.56e6 / 4.84e6 -> 7.44e6 / 7.84e6, 57x57 +49% / +48%, 48x64 +51% /
- * +52%, 40x64 +31% / +33%, 36x48 +25% / +31%, 33x64 +21% / +28%.
+ * Teams of 64 lanes (two warps) for n > 32, 04:00 UTC, paired steps ->
+ * reflections: 64x64 4.44e6 / 4.68e6 -> 6.71e6 / 7.65e6, 60x64 4.56e6 /
+ * 4.84e6 -> 7.44e6 / 7.84e6, 57x57 +49% / +48%, 48x64 +51% / +52%, 40x64
+ * +31% / +33%, 36x48 +25% / +31%, 33x64 +21% / +28%.
  * m > 64 in two halves of 64 rows, 04:20 UTC, team or paired-step kernel ->
  * reflections: 64x128 1.52e6 / 1.63-1.64e6 -> 2.28-2.29e6 / 2.71-2.72e6,
  * 56x128 +59% / +72%, 48x128 +46% / +51%, 32x128 +66% / +80%, 16x128 +69%

@@ -235,21 +235,26 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         const int rh = H == 1 ? r : h == 0 ? min(r, M) : r - M;
         R *x = &xs[j & 1][tib * XS];
         R *xh = x + h * M;
+        /* f(i) for the row pairs (i, i + 1) of this half's live chunks, i
+         * even and a compile-time constant in each call */
+        auto live_rows = [&](auto f) __attribute__((always_inline)) {
+#pragma unroll
+            for (int c = 0; c < NCH; c++) {
+                if (CH * c >= rh) break;
+#pragma unroll
+                for (int q = 0; q < CH; q += 2) f(CH * c + q);
+            }
+        };
 #pragma unroll
         for (int e = 0; e < C; e++) {
             if (k + e * L != j) continue;
             /* halves from step 1 on: row 63 of the top half is the bottom
              * half's row 0, which its lane stored at the previous step */
             const bool top63 = H == 2 && h == 0 && j > 0;
-#pragma unroll
-            for (int c = 0; c < NCH; c++) {
-                if (CH * c >= rh) break;
-#pragma unroll
-                for (int q = 0; q < CH; q += 2) {
-                    if (CH * c + q == M - 2 && top63) xh[M - 2] = col[e][M - 2];
-                    else *reinterpret_cast<V2 *>(xh + CH * c + q) = V2{col[e][CH * c + q], col[e][CH * c + q + 1]};
-                }
-            }
+            live_rows([&](const int i) __attribute__((always_inline)) {
+                if (i == M - 2 && top63) xh[M - 2] = col[e][M - 2];
+                else *reinterpret_cast<V2 *>(xh + i) = V2{col[e][i], col[e][i + 1]};
+            });
         }
         tsync(); /* also orders the previous step's b updates before the reads below */
         /* several warps: a warp whose columns are all done sits the step out */
@@ -259,20 +264,13 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         /* dot-product accumulators: 4 per lane, C columns sharing them out */
         constexpr int DA = 4 / C;
         R sg = R(0), db = R(0), d[C][DA], tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
-        /* f(i, (x_i, x_i+1)) for the row pairs of this half's live chunks, i
-         * even and a compile-time constant in each call; RB: x from xv */
+        /* f(i, (x_i, x_i+1)) over live_rows; RB: x from xv */
         R xv[RB ? M : 1];
         auto live_pairs = [&](auto f) __attribute__((always_inline)) {
-#pragma unroll
-            for (int c = 0; c < NCH; c++) {
-                if (CH * c >= rh) break;
-#pragma unroll
-                for (int q = 0; q < CH; q += 2) {
-                    const int i = CH * c + q;
-                    if constexpr (RB) f(i, V2{xv[i], xv[i + 1]});
-                    else f(i, *reinterpret_cast<const V2 *>(xh + i));
-                }
-            }
+            live_rows([&](const int i) __attribute__((always_inline)) {
+                if constexpr (RB) f(i, V2{xv[i], xv[i + 1]});
+                else f(i, *reinterpret_cast<const V2 *>(xh + i));
+            });
         };
         /* f(E0) with E0 the first column slot still to factor, a
          * compile-time constant: with two columns per lane the first slot's
@@ -293,16 +291,11 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
             if constexpr (RB) {
                 /* every lane: the pivot column's live rows into registers, its
                  * sums of x_i^2 and x_i b_i whole (no butterfly) */
-#pragma unroll
-                for (int c = 0; c < NCH; c++) {
-                    if (CH * c >= rh) break;
-#pragma unroll
-                    for (int q = 0; q < CH; q += 2) {
-                        const V2 v = *reinterpret_cast<const V2 *>(xh + CH * c + q);
-                        xv[CH * c + q] = v.x;
-                        xv[CH * c + q + 1] = v.y;
-                    }
-                }
+                live_rows([&](const int i) __attribute__((always_inline)) {
+                    const V2 v = *reinterpret_cast<const V2 *>(xh + i);
+                    xv[i] = v.x;
+                    xv[i + 1] = v.y;
+                });
                 R sg1 = R(0), db1 = R(0);
                 live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
                     if (i > 0) {

@@ -49,7 +49,7 @@
  * n <= 4 and 8 x 8, more in FP32 -- go to the register kernel of
  * qr_reg.cuh instead; qr.cu's bsq_reg_bucket decides.  gels with nrhs = 1
  * and m <= 64, n <= 32 outside those goes to the column-per-lane kernel
- * of qr_warp.cuh, bsq_warp_bucket; FP64 gels with nrhs = 1 at 16 < m <= 64
+ * of qr_warp.cuh, bsq_warp_bucket; FP64 gels with nrhs = 1 at m <= 64
  * and 80 <= m <= 128 (72 <= m with n > 16) to the Householder kernel of
  * qr_hh.cuh, bsq_hh_takes, and at 65 <= m <= 71 with 40 <= n <= 56 to this
  * kernel's steps taken in pairs, qr_pair.cuh.)

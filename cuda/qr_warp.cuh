@@ -2,10 +2,11 @@
  * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
  * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
  * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
- * decides); in FP64 for m <= 16 only, where it beat the Householder kernel
- * of qr_hh.cuh, which takes FP64's 16 < m <= 64.  Rotation formula
- * (bsq_rot), scaling, rank test and non-finite handling are those of the team kernel (qr_team.cuh), which stays the
- * reference and takes every other shape, geqrf and nrhs > 1 included.
+ * decides); in FP64 only where the Householder kernel of qr_hh.cuh, which
+ * takes FP64's m <= 64 since 2026-11-27, is turned off (BSOLVE_QR_HH=0).
+ * Rotation formula (bsq_rot), scaling, rank test and non-finite handling
+ * are those of the team kernel (qr_team.cuh), which stays the reference and
+ * takes every other shape, geqrf and nrhs > 1 included.
  *
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns
  * one system.  Lane k holds column k of A (rows 0..M-1, M = 16, 32 or 64 a
