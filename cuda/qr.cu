@@ -481,6 +481,7 @@ static bsolve_status bsq_gels_t(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t n
     g.a.nrhs = (int)nrhs;
     g.a.a_il = la.kind == BSOLVE_INTERLEAVED; /* a chunk keeps the layout kind */
     g.a.b_il = lb.kind == BSOLVE_INTERLEAVED;
+    g.a.nsm = ctx->cuda->nsm;
     bsi_harr arr[3] = {{A, nullptr, la, m, n, sizeof(R)}, {B, B, lb, m, nrhs, sizeof(R)}, bsi_info_arr(info, batch)};
     return bsi_run(ctx, "bsolve_gels", "A, B and info must all be device or all host memory", batch, arr, 3,
                    bsq_gels_chunk<R>, &g);

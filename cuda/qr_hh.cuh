@@ -130,7 +130,20 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
     const int tib = threadIdx.x / TT, tt = threadIdx.x % TT, h = tt / L, k = tt % L, kw = k & (W - 1);
     const int64_t wsys0 = (int64_t)blockIdx.x * NT + (int)(threadIdx.x & ~31u) / TT;
     if (wsys0 >= a.count) return; /* the whole team: no shuffle partner or barrier member left behind */
-    const int64_t sys = (int64_t)blockIdx.x * NT + tib;
+    int64_t blk = blockIdx.x;
+    if constexpr (NT == 1) {
+        /* blocks of one system: those that share an SM in a wave take
+         * consecutive systems, whose entries of interleaved A share 32-byte
+         * sectors, then fetched into that SM's L1 once rather than once per
+         * block (the scheduler deals a wave's blocks to the SMs in turn, so
+         * blocks b, b + nsm, b + 2 nsm meet).  A bijection on whole waves,
+         * the identity on the last, partial one.  H100, 64 x 128 IL:
+         * 2.43e6 -> 2.50e6 systems/s (perf/NOTES-qr-gpu.md attempt 30). */
+        constexpr int64_t BP = bsq_hh_minb<M, C>();
+        const int64_t wv = BP * a.nsm, g = blk / wv, r = blk % wv;
+        if (a.nsm > 0 && (g + 1) * wv <= a.count) blk = g * wv + r % a.nsm * BP + r / a.nsm;
+    }
+    const int64_t sys = blk * NT + tib;
     const bool valid = sys < a.count;
     const int m = a.m, n = a.n;
     /* the team's barrier: its warp's, its two warps' (named barrier 1 + tib)
@@ -235,15 +248,21 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         const int rh = H == 1 ? r : h == 0 ? min(r, M) : r - M;
         R *x = &xs[j & 1][tib * XS];
         R *xh = x + h * M;
-        /* f(i) for the row pairs (i, i + 1) of this half's live chunks, i
-         * even and a compile-time constant in each call */
-        auto live_rows = [&](auto f) __attribute__((always_inline)) {
+        /* g(i0) for the first rows i0 of this half's live chunks, f(i) for
+         * their row pairs (i, i + 1), i even; both compile-time constants in
+         * each call */
+        auto live_chunks = [&](auto g) __attribute__((always_inline)) {
 #pragma unroll
             for (int c = 0; c < NCH; c++) {
                 if (CH * c >= rh) break;
-#pragma unroll
-                for (int q = 0; q < CH; q += 2) f(CH * c + q);
+                g(CH * c);
             }
+        };
+        auto live_rows = [&](auto f) __attribute__((always_inline)) {
+            live_chunks([&](const int i0) __attribute__((always_inline)) {
+#pragma unroll
+                for (int q = 0; q < CH; q += 2) f(i0 + q);
+            });
         };
 #pragma unroll
         for (int e = 0; e < C; e++) {
@@ -261,16 +280,34 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         const bool idle = L > 32 && (k | 31) < j;
         if constexpr (H == 2)
             if (h == 0 && j > 0) col[0][M - 1] = hx[tib][2][k]; /* the carry */
-        /* dot-product accumulators: 4 per lane, C columns sharing them out */
-        constexpr int DA = 4 / C;
+        /* dot-product accumulators: 4 per lane, C columns sharing them out;
+         * at M = 64 (columns of 64 rows, 168 registers) fewer, which frees
+         * the registers for the pivot column's loads to run ahead of their
+         * multiply-adds (live_pairs): 2 with halves, 1 without (H100,
+         * alternating runs, IL / CM: 64 x 128 +3% / +3.5%, 64 x 72 +4.5%,
+         * 64 x 64 +4.5%, 48 x 64 +5%, 32 x 64 +10%; perf/NOTES-qr-gpu.md
+         * attempt 30) */
+        constexpr int DA = M == 64 && C == 1 ? (H == 2 ? 2 : 1) : 4 / C;
         R sg = R(0), db = R(0), d[C][DA], tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
         /* f(i, (x_i, x_i+1)) over live_rows; RB: x from xv */
         R xv[RB ? M : 1];
         auto live_pairs = [&](auto f) __attribute__((always_inline)) {
-            live_rows([&](const int i) __attribute__((always_inline)) {
-                if constexpr (RB) f(i, V2{xv[i], xv[i + 1]});
-                else f(i, *reinterpret_cast<const V2 *>(xh + i));
-            });
+            if constexpr (M == 64 && !RB) {
+                /* a chunk's pairs loaded before the first is used: left to
+                 * itself, ptxas reuses one register pair for every load */
+                live_chunks([&](const int i0) __attribute__((always_inline)) {
+                    V2 xq[CH / 2];
+#pragma unroll
+                    for (int q = 0; q < CH / 2; q++) xq[q] = *reinterpret_cast<const V2 *>(xh + i0 + 2 * q);
+#pragma unroll
+                    for (int q = 0; q < CH / 2; q++) f(i0 + 2 * q, xq[q]);
+                });
+            } else {
+                live_rows([&](const int i) __attribute__((always_inline)) {
+                    if constexpr (RB) f(i, V2{xv[i], xv[i + 1]});
+                    else f(i, *reinterpret_cast<const V2 *>(xh + i));
+                });
+            }
         };
         /* f(E0) with E0 the first column slot still to factor, a
          * compile-time constant: with two columns per lane the first slot's
@@ -359,7 +396,7 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         R w[C], ds[C];
 #pragma unroll
         for (int e = 0; e < C; e++) {
-            ds[e] = DA == 4 ? (d[e][0] + d[e][1]) + (d[e][2 % DA] + d[e][3 % DA]) : d[e][0] + d[e][1 % DA];
+            ds[e] = DA == 4 ? (d[e][0] + d[e][1]) + (d[e][2 % DA] + d[e][3 % DA]) : DA == 2 ? d[e][0] + d[e][1 % DA] : d[e][0];
             w[e] = fma(scal, ds[e], col[e][0]);
         }
         if constexpr (H == 2) {

@@ -77,6 +77,7 @@ template <typename R> struct bsq_args {
     int nbp;                   /* right-hand sides per pass (gels) */
     int ldm, mstride;          /* shared-memory geometry of a system */
     int a_il, b_il;            /* A, B INTERLEAVED (register-kernel dispatch, qr.cu) */
+    int nsm;                   /* the device's SMs (gels: qr_hh.cuh's order of systems) */
 };
 
 /* Limits and dlartg's safe range as exact powers of two. */
