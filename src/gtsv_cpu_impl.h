@@ -188,7 +188,7 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
 /* Contiguous data of the next super-tile to prefetch during this one's
  * sweeps: n regions of `lines` cache lines each, spread evenly over the
  * `steps` steps of the forward and backward sweeps (line k of every region
- * is fetched at about step k*steps/lines; acc counts).  Without it the packs
+ * is fetched at about step k*steps/lines).  Without it the packs
  * of contiguous systems stalled on their loads, one after the other with
  * the sweep: a super-tile's systems fill a few 4 KiB pages per array, and the
  * hardware prefetcher, which stops at page boundaries, starts cold on each
@@ -206,7 +206,8 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
 typedef struct {
     const char *p[GT_NPF];
     int n;
-    int64_t lines, steps, acc, k;
+    int64_t lines, steps; /* steps: of the forward and backward sweeps together */
+    uint64_t rate;        /* lines per step, 32.32 fixed point, rounded up */
 } bsi_gt_pf;
 
 /* No prefetching when the next super-tile's data exceed 128 KiB: it then
@@ -216,14 +217,23 @@ typedef struct {
 static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
 {
     if (pf->n * pf->lines * 64 > 128 * 1024) pf->n = 0;
+    const uint64_t st = pf->steps > 0 ? (uint64_t)pf->steps : 1;
+    pf->rate = pf->n ? (((uint64_t)pf->lines << 32) + st - 1) / st : 0; /* lines <= 2048 here */
 }
 
-/* One step of the sweeps: the lines due by now. */
-static inline __attribute__((always_inline)) void bsi_gt_pf_step(bsi_gt_pf *pf)
+/* Step s of the sweeps: the lines [s*rate, (s+1)*rate).  Computed from s
+ * rather than counted: a running count (the former acc/k fields, updated at
+ * every tile of every step) lived on the stack in the GIVENS sweeps, where
+ * the vectors take every register, and its read-modify-write chain made
+ * contiguous GIVENS up to a third slower in some builds (a shared-library
+ * build of the fused pack below: m = 16 in cache 400 -> 275 Meq/s). */
+static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s)
 {
     if (!pf || !pf->n) return;
-    for (pf->acc += pf->lines; pf->acc >= pf->steps && pf->k < pf->lines; pf->acc -= pf->steps, pf->k++)
-        for (int q = 0; q < pf->n; q++) __builtin_prefetch(pf->p[q] + 64 * pf->k, 0, GT_PF_LOC);
+    const int64_t k0 = (int64_t)(((uint64_t)s * pf->rate) >> 32), k2 = (int64_t)(((uint64_t)(s + 1) * pf->rate) >> 32);
+    const int64_t k1 = k2 < pf->lines ? k2 : pf->lines;
+    for (int64_t k = k0; k < k1; k++)
+        for (int q = 0; q < pf->n; q++) __builtin_prefetch(pf->p[q] + 64 * k, 0, GT_PF_LOC);
 }
 #endif
 
@@ -260,12 +270,21 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
     const int64_t mw = m * WW;
     real *P0 = F ? F : NULL, *P1 = F ? F + mw : NULL;
     real *Pr = F ? F + 2 * mw : R, *Pu1 = F ? F + 3 * mw : R + mw, *Pu2 = F ? F + 4 * mw : R + 2 * mw;
-    vreal inf[NT], pr[NT], c0[NT], c1[NT];
+    /* One packed right-hand side: b'_i is carried in bc from step to step
+     * instead of being stored at step i-1 and loaded back at step i, one
+     * store of the sweep's five per equation fewer (AVX-512 VM, 2026-11-27,
+     * contiguous, in cache: +4..5%).  Not for B read in place (interleaved):
+     * there it cost 5..8% at m = 8 out of cache, for all three methods,
+     * though it gained 7..17% for PARTIAL and GIVENS at m >= 16 in cache. */
+    const int carry = B && nrhs == 1 && bes == WW;
+    vreal inf[NT], pr[NT], c0[NT], c1[NT], bc[NT];
     for (int t = 0; t < NT; t++) {
         inf[t] = zro;
         c0[t] = LDV(d + t * BSI_W);
         c1[t] = m > 1 ? LDV(du + t * BSI_W) : zro;
         pr[t] = c0[t] * 0 + c1[t] * 0;
+        bc[t] = zro;
+        if (carry) bc[t] = LDV(B + t * BSI_W);
         if (B)
             for (int j = 0; j < nrhs; j++) pr[t] += LDV(B + j * bcs + t * BSI_W) * 0;
     }
@@ -273,6 +292,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
         GT_UNROLL
         for (int t = 0; t < NT; t++) {
             const int64_t o = (i + 1) * es + t * BSI_W;
+            if (t == NT / 2) bsi_gt_pf_step(pf, i); /* once a step, amid the tiles' arithmetic */
             if (es != WW) {
                 /* direct interleaved rows: one stream per row and array, too
                  * many for the hardware prefetcher; fetch the next
@@ -284,7 +304,6 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
             if (B && bes != WW)
                 for (int j = 0; j < nrhs; j++)
                     __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + GT_IL_PFD * WW, 1, GT_IL_LOC);
-            bsi_gt_pf_step(pf);
             const vreal a = LDV(dl + o), nd = LDV(d + o);
             const vreal nu = i + 2 < m ? LDV(du + o) : zro;
             pr[t] += a * 0 + nd * 0 + nu * 0;
@@ -300,7 +319,13 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
             *(vreal *)(Pr + w) = r;
             *(vreal *)(Pu1 + w) = u1;
             *(vreal *)(Pu2 + w) = u2;
-            if (B)
+            if (carry) {
+                real *bj = B + i * bes + t * BSI_W;
+                vreal nb = LDV(bj + bes);
+                pr[t] += nb * 0;
+                STV(bj, FN(gt_apply)(method, q0, q1, bc[t], &nb));
+                bc[t] = nb;
+            } else if (B)
                 for (int j = 0; j < nrhs; j++) {
                     real *bj = B + j * bcs + i * bes + t * BSI_W;
                     vreal nb = LDV(bj + bes);
@@ -316,6 +341,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
         const vmask z = FN(bsi_eq)(c0[t], zro);
         const int64_t w = (m - 1) * WW + t * BSI_W;
         info[t] = FN(bsi_sel)(z & FN(bsi_eq)(inf[t], zro), FN(gt_splat)((real)m), inf[t]);
+        if (carry) STV(B + (m - 1) * bes + t * BSI_W, bc[t]);
         *(vreal *)(Pr + w) = one / FN(bsi_sel)(z, one, c0[t]);
         *(vreal *)(Pu1 + w) = zro;
         *(vreal *)(Pu2 + w) = zro;
@@ -462,7 +488,7 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
             for (int t = 0; t < NT; t++) {
                 const real *q = R + i * WW + t * BSI_W;
                 real *bo = bj + i * bes + t * BSI_W;
-                bsi_gt_pf_step(pf);
+                if (t == NT / 2) bsi_gt_pf_step(pf, m - 1 + j * m + (m - 1 - i));
                 const vreal x = (LDV(bo) - *(const vreal *)(q + mw) * x1[t] - *(const vreal *)(q + 2 * mw) * x2[t]) *
                                 *(const vreal *)q;
                 STV(bo, FN(bsi_sel)(fail[t], nan, x));
@@ -544,6 +570,32 @@ static void FN(gt_unpack)(const real *restrict t, real *restrict dst, bsolve_tla
     }
 }
 
+#if GT_TRANSPOSE
+/* A full super-tile of contiguous systems with m % TW = 0 (the common case):
+ * the diagonals (systems ts apart) and the nrhs right-hand sides (bs apart,
+ * columns bld apart) into the planes pk (dl, d, du) and pb, inlined into
+ * the tile.  gt_pack, called once per array with m, count and the layout
+ * unknown, spent a good part of a super-tile of m = 8 setting up its loops
+ * (~150 instructions per call against 4 transposes of ~45) and rebuilt the
+ * shuffles' index vectors each call. */
+static inline __attribute__((always_inline)) void FN(gt_pack_full)(const real *dl, const real *d, const real *du,
+                                                                   const int64_t ts, const real *B, const int64_t bs,
+                                                                   const int64_t bld, const int nrhs, const int64_t m,
+                                                                   const int64_t k0, real *restrict pk,
+                                                                   real *restrict pb)
+{
+    const int64_t mw = m * WW;
+    const real *src[3] = {dl + k0 * ts, d + k0 * ts, du + k0 * ts};
+    for (int q = 0; q < 3 + nrhs; q++) {
+        const real *a = q < 3 ? src[q] : B + k0 * bs + (q - 3) * bld;
+        const int64_t st = q < 3 ? ts : bs;
+        real *to = q < 3 ? pk + q * mw : pb + (q - 3) * mw;
+        for (int l0 = 0; l0 < WW; l0 += GT_TW)
+            for (int64_t i = 0; i < m; i += GT_TW) FN(gt_transpose)(a + l0 * st + i, st, to + i * WW + l0, WW);
+    }
+}
+#endif
+
 /* A super-tile's right-hand sides: B itself where they are interleaved and
  * the tile is full (row i of column j at *bb + i*bes + j*bcs), else packed
  * into pb; true for the former (nothing to unpack). */
@@ -620,20 +672,30 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     real *R = ws, *pk = ws, *pb = ws + 3 * mw;
     const real *pdl, *pd, *pdu;
     int64_t es;
-    FN(gt_diags)(dl, d, du, lt, m, k0, count, pk, &pdl, &pd, &pdu, &es);
     real *bb;
     int64_t bes, bcs;
-    const int direct_b = FN(gt_bview)(B, lb, m, nrhs, k0, count, pb, &bb, &bes, &bcs);
+    int direct_b;
+#if GT_TRANSPOSE
+    if (lt.kind == BSOLVE_TCONTIGUOUS && lb.kind == BSOLVE_TCONTIGUOUS && count == WW && m % GT_TW == 0) {
+        FN(gt_pack_full)(dl, d, du, lt.stride, B, lb.stride, lb.ld, nrhs, m, k0, pk, pb);
+        pdl = pk, pd = pk + mw, pdu = pk + 2 * mw, es = WW;
+        bb = pb, bes = WW, bcs = mw, direct_b = 0;
+    } else
+#endif
+    {
+        FN(gt_diags)(dl, d, du, lt, m, k0, count, pk, &pdl, &pd, &pdu, &es);
+        direct_b = FN(gt_bview)(B, lb, m, nrhs, k0, count, pb, &bb, &bes, &bcs);
+    }
     vreal inf[NT];
-    bsi_gt_pf pf = {.n = 0, .lines = 0, .acc = 0, .k = 0};
+    bsi_gt_pf pf = {.n = 0, .lines = 0};
     FN(gt_pf_add)(&pf, dl, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, d, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, B, lb, m, nrhs, k0 + WW, next);
-    pf.steps = (m - 1 + (int64_t)nrhs * m) * NT;
+    pf.steps = m - 1 + (int64_t)nrhs * m;
     bsi_gt_pf_cap(&pf);
     /* Separate sweeps for one right-hand side and for no prefetching (the
-     * interleaved layout): the loop over columns and the prefetch counter
+     * interleaved layout): the loop over columns and the prefetch schedule
      * cost ~5% at m = 16 when left in the loops */
     /* The solution of a full contiguous super-tile goes out inside the back
      * substitution (gt_back) rather than in gt_unpack afterwards, which read
@@ -714,11 +776,11 @@ static bsolve_status FN(gttrf_cpu)(bsolve_ctx *ctx, const real *dl, const real *
             int64_t es;
             FN(gt_diags)(dl, d, du, lt, m, k0, cnt, pk, &pdl, &pd, &pdu, &es);
             const int next = GT_NEXT(batch, k0);
-            bsi_gt_pf pf = {.n = 0, .lines = 0, .acc = 0, .k = 0};
+            bsi_gt_pf pf = {.n = 0, .lines = 0};
             FN(gt_pf_add)(&pf, dl, lt, m, 1, k0 + WW, next);
             FN(gt_pf_add)(&pf, d, lt, m, 1, k0 + WW, next);
             FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
-            pf.steps = (m - 1) * NT;
+            pf.steps = m - 1;
             bsi_gt_pf_cap(&pf);
             real *Ft = F + t * BSI_GT_NF * mw;
             vreal probe[NT], inf[NT];
