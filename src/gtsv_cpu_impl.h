@@ -203,22 +203,10 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
 #define GT_PF_LOC 2 /* prefetcht1: into L2 (a super-tile of m = 64 is 64 KiB per 4 arrays) */
 #endif
 #define GT_NPF 8
-/* fine: the prefetches go out a share at every tile of a step rather than
- * all together at its middle tile -- GIVENS (whose sweeps keep every vector
- * register busy) at m >= 16.  AMD EPYC VM, 2026-11-27, alternating runs, out
- * of cache, contiguous, GIVENS Meq/s, together -> fine: m = 16 342-357 ->
- * 357-373, m = 32 310-331 -> 338-365, m = 64 311-326 -> 335-364; fine for
- * every m cost GIVENS m = 8 ~8%, and for THOMAS and PARTIAL ~15% there.
- * Even as is it moved the other methods' code: THOMAS, PARTIAL and GIVENS
- * at m = 8 ran ~10% slower (382-508 -> 343-460; the same instructions for
- * THOMAS and PARTIAL), PARTIAL at m >= 16 ~5% faster.  Kept for the
- * smallest ratio to the LAPACKE loop over m <= 64, 4.8x -> 5.4x there
- * (one function per method, not inlined together, lost everywhere). */
-#define GT_PF_FINE(method, pf) ((method) == BSOLVE_GTSV_GIVENS && (pf) && (pf)->fine)
 typedef struct {
     const char *p[GT_NPF];
-    int n, fine;
-    int64_t lines, steps; /* steps: of the forward and backward sweeps together (times NT if fine) */
+    int n;
+    int64_t lines, steps; /* steps: of the forward and backward sweeps together */
     uint64_t rate;        /* lines per step, 32.32 fixed point, rounded up */
 } bsi_gt_pf;
 
@@ -239,12 +227,9 @@ static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
  * the vectors take every register, and its read-modify-write chain made
  * contiguous GIVENS up to a third slower in some builds (a shared-library
  * build of the fused pack below: m = 16 in cache 400 -> 275 Meq/s). */
-static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, int64_t s, const int t,
-                                                                  const int nt, const int fine)
+static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s)
 {
     if (!pf || !pf->n) return;
-    if (fine) s = s * nt + t;
-    else if (t != nt / 2) return; /* once a step, amid the tiles' arithmetic */
     const int64_t k0 = (int64_t)(((uint64_t)s * pf->rate) >> 32), k2 = (int64_t)(((uint64_t)(s + 1) * pf->rate) >> 32);
     const int64_t k1 = k2 < pf->lines ? k2 : pf->lines;
     for (int64_t k = k0; k < k1; k++)
@@ -307,7 +292,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
         GT_UNROLL
         for (int t = 0; t < NT; t++) {
             const int64_t o = (i + 1) * es + t * BSI_W;
-            bsi_gt_pf_step(pf, i, t, NT, GT_PF_FINE(method, pf));
+            if (t == NT / 2) bsi_gt_pf_step(pf, i); /* once a step, amid the tiles' arithmetic */
             if (es != WW) {
                 /* direct interleaved rows: one stream per row and array, too
                  * many for the hardware prefetcher; fetch the next
@@ -487,8 +472,7 @@ static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *r
  * contiguous systems ubs apart, columns ubld apart; B packed, m % TW = 0),
  * every TW equations of the solution go out to ub as soon as they are
  * final, from L1, instead of in a separate unpack after the sweep. */
-static inline __attribute__((always_inline)) void FN(gt_back)(const int fine, const int64_t m,
-                                                              const real *restrict R, real *B,
+static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, const real *restrict R, real *B,
                                                               const int64_t bes, const int64_t bcs, const int nrhs,
                                                               const vmask *fail, bsi_gt_pf *pf, real *ub,
                                                               const int64_t ubs, const int64_t ubld)
@@ -504,7 +488,7 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int fine, co
             for (int t = 0; t < NT; t++) {
                 const real *q = R + i * WW + t * BSI_W;
                 real *bo = bj + i * bes + t * BSI_W;
-                bsi_gt_pf_step(pf, m - 1 + j * m + (m - 1 - i), t, NT, fine);
+                if (t == NT / 2) bsi_gt_pf_step(pf, m - 1 + j * m + (m - 1 - i));
                 const vreal x = (LDV(bo) - *(const vreal *)(q + mw) * x1[t] - *(const vreal *)(q + 2 * mw) * x2[t]) *
                                 *(const vreal *)q;
                 STV(bo, FN(bsi_sel)(fail[t], nan, x));
@@ -672,7 +656,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_sweep)(const int metho
         inf[t] = FN(gt_final_info)(inf[t], probe[t]);
         fail[t] = FN(bsi_ne)(inf[t], FN(gt_splat)(0));
     }
-    FN(gt_back)(GT_PF_FINE(method, pf), m, R, bb, bes, bcs, nrhs, fail, pf, ub, ubs, ubld);
+    FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail, pf, ub, ubs, ubld);
 }
 
 static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method, int64_t m, int nrhs, const real *dl,
@@ -708,8 +692,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     FN(gt_pf_add)(&pf, d, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, B, lb, m, nrhs, k0 + WW, next);
-    pf.fine = method == BSOLVE_GTSV_GIVENS && m >= 16;
-    pf.steps = (m - 1 + (int64_t)nrhs * m) * (pf.fine ? NT : 1);
+    pf.steps = m - 1 + (int64_t)nrhs * m;
     bsi_gt_pf_cap(&pf);
     /* Separate sweeps for one right-hand side and for no prefetching (the
      * interleaved layout): the loop over columns and the prefetch schedule
@@ -851,7 +834,7 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
                 inf[q] = FN(gt_final_info)(inf[q], probe[q]);
                 fail[q] = FN(bsi_ne)(inf[q], FN(gt_splat)(0));
             }
-            FN(gt_back)(0, m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail, NULL, NULL, 0, 0);
+            FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail, NULL, NULL, 0, 0);
             if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, cnt);
             if (info) FN(gt_store_info)(info, k0, cnt, inf);
         }
