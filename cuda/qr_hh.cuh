@@ -284,9 +284,9 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
          * at M = 64 (columns of 64 rows, 168 registers) fewer, which frees
          * the registers for the pivot column's loads to run ahead of their
          * multiply-adds (live_pairs): 2 with halves, 1 without (H100,
-         * alternating runs, IL / CM: 64 x 128 +3% / +3.5%, 64 x 72 +4.5%,
-         * 64 x 64 +4.5%, 48 x 64 +5%, 32 x 64 +10%; perf/NOTES-qr-gpu.md
-         * attempt 30) */
+         * alternating runs, IL / CM, this alone: 64 x 128 +3% / +3.5%, 64 x
+         * 72 +4.5%; with live_pairs' loads: 64 x 64 +4.5%, 48 x 64 +5%, 32 x
+         * 64 +10%; perf/NOTES-qr-gpu.md attempt 30) */
         constexpr int DA = M == 64 && C == 1 ? (H == 2 ? 2 : 1) : 4 / C;
         R sg = R(0), db = R(0), d[C][DA], tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
         /* f(i, (x_i, x_i+1)) over live_rows; RB: x from xv */
@@ -396,7 +396,9 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         R w[C], ds[C];
 #pragma unroll
         for (int e = 0; e < C; e++) {
-            ds[e] = DA == 4 ? (d[e][0] + d[e][1]) + (d[e][2 % DA] + d[e][3 % DA]) : DA == 2 ? d[e][0] + d[e][1 % DA] : d[e][0];
+            ds[e] = DA == 4   ? (d[e][0] + d[e][1]) + (d[e][2 % DA] + d[e][3 % DA])
+                    : DA == 2 ? d[e][0] + d[e][1 % DA]
+                              : d[e][0];
             w[e] = fma(scal, ds[e], col[e][0]);
         }
         if constexpr (H == 2) {
