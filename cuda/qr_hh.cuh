@@ -309,6 +309,15 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
                 });
             }
         };
+        /* X -= s v on the row pair (i, i + 1) of a register column, shifted
+         * up a row as it goes (row i into register i - 1); a chunk's last
+         * register is cleared, the next chunk's first row replacing it if
+         * live */
+        auto shift_update = [&](auto &X, const R s, const int i, const V2 v) __attribute__((always_inline)) {
+            if (i > 0) X[i - 1] = fma(-s, v.x, X[i]);
+            X[i] = fma(-s, v.y, X[i + 1]);
+            if (i % CH == CH - 2) X[i + 1] = R(0);
+        };
         /* f(E0) with E0 the first column slot still to factor, a
          * compile-time constant: with two columns per lane the first slot's
          * columns are all done from step L on (their lanes skip them) */
@@ -416,11 +425,7 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
                 if (h == 0 && k + e * L == j) cb[e] = b0 - tb;
             if constexpr (RB) {
                 /* b shifts up with the columns: its row j leaves as cb */
-                live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
-                    if (i > 0) bq[i - 1] = fma(-tbs, v.x, bq[i]);
-                    bq[i] = fma(-tbs, v.y, bq[i + 1]);
-                    if (i % CH == CH - 2) bq[i + 1] = R(0);
-                });
+                live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) { shift_update(bq, tbs, i, v); });
             } else if (bw) {
 #pragma unroll
                 for (int q = 0; q < BQ; q++) {
@@ -445,11 +450,7 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
             live_slots([&](auto e0) __attribute__((always_inline)) {
                 live_pairs([&](const int i, const V2 v) __attribute__((always_inline)) {
 #pragma unroll
-                    for (int e = decltype(e0)::value; e < C; e++) {
-                        if (i > 0) col[e][i - 1] = fma(-t[e], v.x, col[e][i]);
-                        col[e][i] = fma(-t[e], v.y, col[e][i + 1]);
-                        if (i % CH == CH - 2) col[e][i + 1] = R(0); /* the next chunk's first row replaces it, if live */
-                    }
+                    for (int e = decltype(e0)::value; e < C; e++) shift_update(col[e], t[e], i, v);
                 });
             });
         }

@@ -478,11 +478,11 @@ int main(void)
             run_case(cpu, gpu, us, dbl, tsh[a][0], tsh[a][1], 1, 37, (bsolve_layout_kind)(t % 3),
                      (bsolve_layout_kind)((t / 3) % 3), t % 2, 1.0, 0);
     g_tinycol = 0;
-    /* the Householder kernel's halves (FP64 gels, nrhs = 1, m > 64: a
-     * column's rows shared by pairs between two warps, the pivot row's half
-     * changing every two steps): odd and even m and n, n = 1 and 2 (with
-     * BSOLVE_QR_HH=2), the pivot in either half at the last step, and a tiny
-     * column (the rank test) */
+    /* the Householder kernel's halves (FP64 gels, nrhs = 1, m > 64: rows
+     * 0..63 of a column in one warp, 64..127 in another, the bottom's first
+     * row carried up to the top every step): odd and even m and n, n = 1 and
+     * 2 (with BSOLVE_QR_HH=2), the bottom half's rows running out before the
+     * last step or not, and a tiny column (the rank test) */
     static const int hsh[][2] = {{97, 33}, {65, 64}, {127, 64}, {66, 2}, {81, 40}, {100, 61}, {128, 5}, {71, 1}};
     for (int a = 0; a < (quick ? 4 : 8); a++)
         for (int e = 0; e < 2; e++, t++) {
