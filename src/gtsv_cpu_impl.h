@@ -186,9 +186,10 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
 #define GT_NEXT(batch, k0) ((batch) - (k0) - WW >= WW ? WW : (batch) - (k0) - WW > 0 ? (int)((batch) - (k0) - WW) : 0)
 
 /* Contiguous data of the next super-tile to prefetch during this one's
- * sweeps: n regions of `lines` cache lines each, spread evenly over the
- * `steps` steps of the forward and backward sweeps (line k of every region
- * is fetched at about step k*steps/lines).  Without it the packs
+ * sweeps: n regions of `lines` cache lines each, spread over the `steps`
+ * steps of the forward and backward sweeps, forward steps weighted by
+ * GT_PF_WF (line k of every region is fetched at about step
+ * k*steps/lines).  Without it the packs
  * of contiguous systems stalled on their loads, one after the other with
  * the sweep: a super-tile's systems fill a few 4 KiB pages per array, and the
  * hardware prefetcher, which stops at page boundaries, starts cold on each
@@ -199,6 +200,17 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
  * gained less (the prefetches waited for fill buffers). */
 #ifndef BSI_GT_PF
 #define BSI_GT_PF
+/* A forward step counts GT_PF_WF back-substitution steps in the schedule,
+ * about its share of the time: GIVENS' forward step (a rotation, ~45
+ * operations a tile) against three multiply-adds back.  Counted as one,
+ * half of the lines went out in the short back substitution, late and in
+ * a burst (AVX-512 VM, 2026-11-27, contiguous GIVENS m = 16..64 out of
+ * cache, repeated single calls: +5..10% with a weight of 2..16; within the
+ * noise of the full benchmark). */
+#ifndef GT_WF_G
+#define GT_WF_G 4
+#endif
+#define GT_PF_WF(method) ((method) == BSOLVE_GTSV_GIVENS ? GT_WF_G : (method) == BSOLVE_GTSV_PARTIAL ? 2 : 1)
 #ifndef GT_PF_LOC
 #define GT_PF_LOC 2 /* prefetcht1: into L2 (a super-tile of m = 64 is 64 KiB per 4 arrays) */
 #endif
@@ -227,10 +239,10 @@ static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
  * the vectors take every register, and its read-modify-write chain made
  * contiguous GIVENS up to a third slower in some builds (a shared-library
  * build of the fused pack below: m = 16 in cache 400 -> 275 Meq/s). */
-static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s)
+static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s, const int64_t s1)
 {
     if (!pf || !pf->n) return;
-    const int64_t k0 = (int64_t)(((uint64_t)s * pf->rate) >> 32), k2 = (int64_t)(((uint64_t)(s + 1) * pf->rate) >> 32);
+    const int64_t k0 = (int64_t)(((uint64_t)s * pf->rate) >> 32), k2 = (int64_t)(((uint64_t)s1 * pf->rate) >> 32);
     const int64_t k1 = k2 < pf->lines ? k2 : pf->lines;
     for (int64_t k = k0; k < k1; k++)
         for (int q = 0; q < pf->n; q++) __builtin_prefetch(pf->p[q] + 64 * k, 0, GT_PF_LOC);
@@ -259,7 +271,8 @@ static inline void FN(gt_pf_add)(bsi_gt_pf *pf, const real *base, bsolve_tlayout
  * i, after step i-1 (row 0: the start) read row i of the diagonals, so R is
  * not restrict.  info[t] receives the per-lane info (0 or j > 0); probe[t]
  * accumulates x*0 over every entry read (NaN iff one is not finite). */
-static inline __attribute__((always_inline)) void FN(gt_forward)(const int method, const int64_t m, const real *dl,
+static inline __attribute__((always_inline)) void FN(gt_forward)(const int method, const int il, const int64_t m,
+                                                                 const real *dl,
                                                                  const real *d, const real *du, const int64_t es,
                                                                  real *restrict F, real *R, real *B,
                                                                  const int64_t bes, const int64_t bcs, const int nrhs,
@@ -276,7 +289,15 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
      * contiguous, in cache: +4..5%).  Not for B read in place (interleaved):
      * there it cost 5..8% at m = 8 out of cache, for all three methods,
      * though it gained 7..17% for PARTIAL and GIVENS at m >= 16 in cache. */
-    const int carry = B && nrhs == 1 && bes == WW;
+    /* il: 1 where the diagonals and B are known to be read in place
+     * (interleaved; es, bes != WW), 0 where both are known packed, -1 where
+     * that is tested here.  Known, the interleaved sweep carries no flags:
+     * sharing the tested sweep with the last, packed super-tile, it kept two
+     * flags and a pointer on the stack and tested them at every tile
+     * (AVX-512 VM, 2026-11-27, interleaved PARTIAL and GIVENS m = 32, 64
+     * +10..20%, perf/RESULTS-gtsv.md). */
+    const int ild = il > 0 || (il < 0 && es != WW), ilb = B && (il > 0 || (il < 0 && bes != WW));
+    const int carry = B && nrhs == 1 && !ilb;
     vreal inf[NT], pr[NT], c0[NT], c1[NT], bc[NT];
     for (int t = 0; t < NT; t++) {
         inf[t] = zro;
@@ -292,8 +313,9 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
         GT_UNROLL
         for (int t = 0; t < NT; t++) {
             const int64_t o = (i + 1) * es + t * BSI_W;
-            if (t == NT / 2) bsi_gt_pf_step(pf, i); /* once a step, amid the tiles' arithmetic */
-            if (es != WW) {
+            if (t == NT / 2) /* once a step, amid the tiles' arithmetic */
+                bsi_gt_pf_step(pf, i * GT_PF_WF(method), (i + 1) * GT_PF_WF(method));
+            if (ild) {
                 /* direct interleaved rows: one stream per row and array, too
                  * many for the hardware prefetcher; fetch the next
                  * super-tile's lines a whole sweep ahead */
@@ -301,7 +323,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
                 __builtin_prefetch(d + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
                 __builtin_prefetch(du + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
             }
-            if (B && bes != WW)
+            if (ilb)
                 for (int j = 0; j < nrhs; j++)
                     __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + GT_IL_PFD * WW, 1, GT_IL_LOC);
             const vreal a = LDV(dl + o), nd = LDV(d + o);
@@ -472,7 +494,8 @@ static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *r
  * contiguous systems ubs apart, columns ubld apart; B packed, m % TW = 0),
  * every TW equations of the solution go out to ub as soon as they are
  * final, from L1, instead of in a separate unpack after the sweep. */
-static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, const real *restrict R, real *B,
+static inline __attribute__((always_inline)) void FN(gt_back)(const int method, const int64_t m,
+                                                              const real *restrict R, real *B,
                                                               const int64_t bes, const int64_t bcs, const int nrhs,
                                                               const vmask *fail, bsi_gt_pf *pf, real *ub,
                                                               const int64_t ubs, const int64_t ubld)
@@ -488,7 +511,10 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int64_t m, c
             for (int t = 0; t < NT; t++) {
                 const real *q = R + i * WW + t * BSI_W;
                 real *bo = bj + i * bes + t * BSI_W;
-                if (t == NT / 2) bsi_gt_pf_step(pf, m - 1 + j * m + (m - 1 - i));
+                if (t == NT / 2) {
+                    const int64_t s0 = (m - 1) * GT_PF_WF(method) + j * m + (m - 1 - i);
+                    bsi_gt_pf_step(pf, s0, s0 + 1);
+                }
                 const vreal x = (LDV(bo) - *(const vreal *)(q + mw) * x1[t] - *(const vreal *)(q + 2 * mw) * x2[t]) *
                                 *(const vreal *)q;
                 STV(bo, FN(bsi_sel)(fail[t], nan, x));
@@ -641,7 +667,8 @@ static void FN(gt_store_info)(int32_t *info, int64_t k0, int count, const vreal 
 /* ---- gtsv ---------------------------------------------------------------- */
 
 /* Forward and backward sweeps of gtsv over one super-tile; inf receives the info. */
-static inline __attribute__((always_inline)) void FN(gtsv_sweep)(const int method, const int64_t m, const real *pdl,
+static inline __attribute__((always_inline)) void FN(gtsv_sweep)(const int method, const int il, const int64_t m,
+                                                                 const real *pdl,
                                                                  const real *pd, const real *pdu, const int64_t es,
                                                                  real *R, real *bb, const int64_t bes,
                                                                  const int64_t bcs, const int nrhs, bsi_gt_pf *pf,
@@ -651,15 +678,16 @@ static inline __attribute__((always_inline)) void FN(gtsv_sweep)(const int metho
     vreal probe[NT];
     vmask fail[NT];
     for (int t = 0; t < NT; t++) probe[t] = FN(gt_splat)(0);
-    FN(gt_forward)(method, m, pdl, pd, pdu, es, NULL, R, bb, bes, bcs, nrhs, pf, inf, probe);
+    FN(gt_forward)(method, il, m, pdl, pd, pdu, es, NULL, R, bb, bes, bcs, nrhs, pf, inf, probe);
     for (int t = 0; t < NT; t++) {
         inf[t] = FN(gt_final_info)(inf[t], probe[t]);
         fail[t] = FN(bsi_ne)(inf[t], FN(gt_splat)(0));
     }
-    FN(gt_back)(m, R, bb, bes, bcs, nrhs, fail, pf, ub, ubs, ubld);
+    FN(gt_back)(method, m, R, bb, bes, bcs, nrhs, fail, pf, ub, ubs, ubld);
 }
 
-static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method, int64_t m, int nrhs, const real *dl,
+static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method, const int ct, int64_t m, int nrhs,
+                                                                const real *dl,
                                                                 const real *d, const real *du, bsolve_tlayout lt,
                                                                 real *B, bsolve_tlayout lb, int32_t *info, int64_t k0,
                                                                 int count, int next, real *ws)
@@ -676,7 +704,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     int64_t bes, bcs;
     int direct_b;
 #if GT_TRANSPOSE
-    if (lt.kind == BSOLVE_TCONTIGUOUS && lb.kind == BSOLVE_TCONTIGUOUS && count == WW && m % GT_TW == 0) {
+    if (ct && count == WW && m % GT_TW == 0) {
         FN(gt_pack_full)(dl, d, du, lt.stride, B, lb.stride, lb.ld, nrhs, m, k0, pk, pb);
         pdl = pk, pd = pk + mw, pdu = pk + 2 * mw, es = WW;
         bb = pb, bes = WW, bcs = mw, direct_b = 0;
@@ -692,7 +720,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     FN(gt_pf_add)(&pf, d, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, du, lt, m, 1, k0 + WW, next);
     FN(gt_pf_add)(&pf, B, lb, m, nrhs, k0 + WW, next);
-    pf.steps = m - 1 + (int64_t)nrhs * m;
+    pf.steps = (m - 1) * GT_PF_WF(method) + (int64_t)nrhs * m;
     bsi_gt_pf_cap(&pf);
     /* Separate sweeps for one right-hand side and for no prefetching (the
      * interleaved layout): the loop over columns and the prefetch schedule
@@ -706,51 +734,92 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
 #else
     real *ub = NULL;
 #endif
-    if (nrhs == 1 && pf.n && ub)
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, ub, lb.stride, lb.ld, inf);
-    else if (nrhs == 1 && pf.n)
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, NULL, 0, 0, inf);
-    else if (nrhs == 1 && ub) /* no prefetching (the last super-tile, or m >= 128): x still goes out via ub */
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, ub, lb.stride, lb.ld, inf);
-    else if (nrhs == 1)
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, NULL, 0, 0, inf);
+    if (ct) { /* both packed */
+        if (nrhs == 1 && pf.n && ub)
+            FN(gtsv_sweep)(method, 0, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, ub, lb.stride, lb.ld, inf);
+        else if (nrhs == 1 && pf.n)
+            FN(gtsv_sweep)(method, 0, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, &pf, NULL, 0, 0, inf);
+        else if (nrhs == 1 && ub) /* no prefetching (the last super-tile, or m >= 128): x still goes out via ub */
+            FN(gtsv_sweep)(method, 0, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, ub, lb.stride, lb.ld, inf);
+        else if (nrhs == 1)
+            FN(gtsv_sweep)(method, 0, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, NULL, 0, 0, inf);
+        else
+            FN(gtsv_sweep)(method, 0, m, pdl, pd, pdu, es, R, bb, bes, bcs, nrhs, pf.n ? &pf : NULL, ub, lb.stride,
+                           lb.ld, inf);
+    } else if (nrhs == 1 && es != WW && bes != WW) /* both read in place */
+        FN(gtsv_sweep)(method, 1, m, pdl, pd, pdu, es, R, bb, bes, bcs, 1, NULL, NULL, 0, 0, inf);
     else
-        FN(gtsv_sweep)(method, m, pdl, pd, pdu, es, R, bb, bes, bcs, nrhs, pf.n ? &pf : NULL, ub, lb.stride, lb.ld,
-                       inf);
+        FN(gtsv_sweep)(method, -1, m, pdl, pd, pdu, es, R, bb, bes, bcs, nrhs, pf.n ? &pf : NULL, ub, lb.stride,
+                       lb.ld, inf);
     if (!direct_b && !ub) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, count);
     FN(gt_store_info)(info, k0, count, inf);
 }
+
+/* Tile t of a gtsv call; ct: both layouts contiguous. */
+static inline __attribute__((always_inline)) void FN(gtsv_tile_at)(const int ct, bsolve_gtsv_method method, int64_t m,
+                                                                   int nrhs, int64_t batch, const real *dl,
+                                                                   const real *d, const real *du, bsolve_tlayout lt,
+                                                                   real *B, bsolve_tlayout lb, int32_t *info,
+                                                                   int64_t t, real *w)
+{
+    const int64_t k0 = t * WW;
+    const int cnt = batch - k0 < WW ? (int)(batch - k0) : WW, nx = GT_NEXT(batch, k0);
+    switch (method) {
+    case BSOLVE_GTSV_THOMAS:
+        FN(gtsv_tile)(BSOLVE_GTSV_THOMAS, ct, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, nx, w);
+        break;
+    case BSOLVE_GTSV_PARTIAL:
+        FN(gtsv_tile)(BSOLVE_GTSV_PARTIAL, ct, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, nx, w);
+        break;
+    default:
+        FN(gtsv_tile)(BSOLVE_GTSV_GIVENS, ct, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, nx, w);
+        break;
+    }
+}
+
+/* The two layout classes each have a parallel loop (an outlined function)
+ * of their own, so that neither one's sweeps move with the other's code:
+ * sharing one, specializing the interleaved sweep cost contiguous
+ * GIVENS and PARTIAL at m >= 16 ~10% (perf/RESULTS-gtsv.md). */
+#define GT_RUN(ct)                                                                                                     \
+    const int64_t ntiles = (batch + WW - 1) / WW, mw = m * WW;                                                         \
+    const size_t per = ((size_t)(3 + nrhs) * mw * sizeof(real) + 63) / 64 * 64;                                       \
+    const int nth = bsi_cpu_threads(ctx, ntiles);                                                                      \
+    char *ws = bsi_workspace(ctx, per * nth);                                                                          \
+    if (!ws)                                                                                                           \
+        return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gtsv: out of memory for the workspace (%zu bytes)", per * nth);   \
+    _Pragma("omp parallel num_threads(nth)")                                                                           \
+    {                                                                                                                  \
+        real *w = (real *)(ws + per * omp_get_thread_num());                                                           \
+        _Pragma("omp for schedule(static)") for (int64_t t = 0; t < ntiles; t++)                                       \
+            FN(gtsv_tile_at)(ct, method, m, nrhs, batch, dl, d, du, lt, B, lb, info, t, w);                            \
+    }                                                                                                                  \
+    return BSOLVE_SUCCESS;
+
+static __attribute__((noinline)) bsolve_status FN(gtsv_run_ct)(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m,
+                                                               int nrhs, int64_t batch, const real *dl, const real *d,
+                                                               const real *du, bsolve_tlayout lt, real *B,
+                                                               bsolve_tlayout lb, int32_t *info)
+{
+    GT_RUN(1)
+}
+
+static __attribute__((noinline)) bsolve_status FN(gtsv_run_gen)(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m,
+                                                                int nrhs, int64_t batch, const real *dl,
+                                                                const real *d, const real *du, bsolve_tlayout lt,
+                                                                real *B, bsolve_tlayout lb, int32_t *info)
+{
+    GT_RUN(0)
+}
+#undef GT_RUN
 
 static bsolve_status FN(gtsv_cpu)(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m, int nrhs, int64_t batch,
                                   const real *dl, const real *d, const real *du, bsolve_tlayout lt, real *B,
                                   bsolve_tlayout lb, int32_t *info)
 {
-    const int64_t ntiles = (batch + WW - 1) / WW, mw = m * WW;
-    const size_t per = ((size_t)(3 + nrhs) * mw * sizeof(real) + 63) / 64 * 64;
-    const int nth = bsi_cpu_threads(ctx, ntiles);
-    char *ws = bsi_workspace(ctx, per * nth);
-    if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gtsv: out of memory for the workspace (%zu bytes)", per * nth);
-#pragma omp parallel num_threads(nth)
-    {
-        real *w = (real *)(ws + per * omp_get_thread_num());
-#pragma omp for schedule(static)
-        for (int64_t t = 0; t < ntiles; t++) {
-            const int64_t k0 = t * WW;
-            const int cnt = batch - k0 < WW ? (int)(batch - k0) : WW;
-            switch (method) {
-            case BSOLVE_GTSV_THOMAS:
-                FN(gtsv_tile)(BSOLVE_GTSV_THOMAS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, GT_NEXT(batch, k0), w);
-                break;
-            case BSOLVE_GTSV_PARTIAL:
-                FN(gtsv_tile)(BSOLVE_GTSV_PARTIAL, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, GT_NEXT(batch, k0), w);
-                break;
-            default:
-                FN(gtsv_tile)(BSOLVE_GTSV_GIVENS, m, nrhs, dl, d, du, lt, B, lb, info, k0, cnt, GT_NEXT(batch, k0), w);
-                break;
-            }
-        }
-    }
-    return BSOLVE_SUCCESS;
+    return lt.kind == BSOLVE_TCONTIGUOUS && lb.kind == BSOLVE_TCONTIGUOUS
+               ? FN(gtsv_run_ct)(ctx, method, m, nrhs, batch, dl, d, du, lt, B, lb, info)
+               : FN(gtsv_run_gen)(ctx, method, m, nrhs, batch, dl, d, du, lt, B, lb, info);
 }
 
 /* ---- gttrf / gttrs --------------------------------------------------------- */
@@ -786,11 +855,11 @@ static bsolve_status FN(gttrf_cpu)(bsolve_ctx *ctx, const real *dl, const real *
             vreal probe[NT], inf[NT];
             for (int q = 0; q < NT; q++) probe[q] = FN(gt_splat)(0);
             if (method == BSOLVE_GTSV_THOMAS)
-                FN(gt_forward)(BSOLVE_GTSV_THOMAS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
+                FN(gt_forward)(BSOLVE_GTSV_THOMAS, -1, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
             else if (method == BSOLVE_GTSV_PARTIAL)
-                FN(gt_forward)(BSOLVE_GTSV_PARTIAL, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
+                FN(gt_forward)(BSOLVE_GTSV_PARTIAL, -1, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
             else
-                FN(gt_forward)(BSOLVE_GTSV_GIVENS, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
+                FN(gt_forward)(BSOLVE_GTSV_GIVENS, -1, m, pdl, pd, pdu, es, Ft, NULL, NULL, 0, 0, 0, &pf, inf, probe);
             for (int q = 0; q < NT; q++) inf[q] = FN(gt_final_info)(inf[q], probe[q]);
             FN(gt_store_info)(gt->info, k0, cnt, inf);
             FN(gt_store_info)(info, k0, cnt, inf);
@@ -834,7 +903,7 @@ static bsolve_status FN(gttrs_cpu)(bsolve_ctx *ctx, const bsolve_gt *gt, int nrh
                 inf[q] = FN(gt_final_info)(inf[q], probe[q]);
                 fail[q] = FN(bsi_ne)(inf[q], FN(gt_splat)(0));
             }
-            FN(gt_back)(m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail, NULL, NULL, 0, 0);
+            FN(gt_back)(method, m, Ft + 2 * mw, bb, bes, bcs, nrhs, fail, NULL, NULL, 0, 0);
             if (!direct_b) FN(gt_unpack)(pb, B, lb, m, nrhs, k0, cnt);
             if (info) FN(gt_store_info)(info, k0, cnt, inf);
         }
