@@ -239,13 +239,28 @@ static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
  * the vectors take every register, and its read-modify-write chain made
  * contiguous GIVENS up to a third slower in some builds (a shared-library
  * build of the fused pack below: m = 16 in cache 400 -> 275 Meq/s). */
-static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s, const int64_t s1)
+/* l1: into L1 (prefetcht0) rather than GT_PF_LOC, for GIVENS.  On the
+ * AVX-512 VM (2026-11-27, eight alternations of the full benchmark),
+ * contiguous GIVENS gained 15..20% at m = 8..64 (median ratio to the
+ * LAPACKE loop at m = 32 5.1-5.3x -> 6.0-6.4x); THOMAS, whose sweeps are
+ * shorter, lost up to 10% (its working set evicted), PARTIAL stayed within
+ * the noise, and the interleaved prefetches into L1 lost 10..35% for every
+ * method.  A probe
+ * (lines prefetched during register-only arithmetic) ran at 500 against 420
+ * Meq/s into L1 rather than L2. */
+static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s, const int64_t s1,
+                                                                  const int l1)
 {
     if (!pf || !pf->n) return;
     const int64_t k0 = (int64_t)(((uint64_t)s * pf->rate) >> 32), k2 = (int64_t)(((uint64_t)s1 * pf->rate) >> 32);
     const int64_t k1 = k2 < pf->lines ? k2 : pf->lines;
     for (int64_t k = k0; k < k1; k++)
-        for (int q = 0; q < pf->n; q++) __builtin_prefetch(pf->p[q] + 64 * k, 0, GT_PF_LOC);
+        for (int q = 0; q < pf->n; q++) {
+            if (l1)
+                __builtin_prefetch(pf->p[q] + 64 * k, 0, 3);
+            else
+                __builtin_prefetch(pf->p[q] + 64 * k, 0, GT_PF_LOC);
+        }
 }
 #endif
 
@@ -314,7 +329,7 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
         for (int t = 0; t < NT; t++) {
             const int64_t o = (i + 1) * es + t * BSI_W;
             if (t == NT / 2) /* once a step, amid the tiles' arithmetic */
-                bsi_gt_pf_step(pf, i * GT_PF_WF(method), (i + 1) * GT_PF_WF(method));
+                bsi_gt_pf_step(pf, i * GT_PF_WF(method), (i + 1) * GT_PF_WF(method), method == BSOLVE_GTSV_GIVENS);
             if (ild) {
                 /* direct interleaved rows: one stream per row and array, too
                  * many for the hardware prefetcher; fetch the next
@@ -513,7 +528,7 @@ static inline __attribute__((always_inline)) void FN(gt_back)(const int method, 
                 real *bo = bj + i * bes + t * BSI_W;
                 if (t == NT / 2) {
                     const int64_t s0 = (m - 1) * GT_PF_WF(method) + j * m + (m - 1 - i);
-                    bsi_gt_pf_step(pf, s0, s0 + 1);
+                    bsi_gt_pf_step(pf, s0, s0 + 1, method == BSOLVE_GTSV_GIVENS);
                 }
                 const vreal x = (LDV(bo) - *(const vreal *)(q + mw) * x1[t] - *(const vreal *)(q + 2 * mw) * x2[t]) *
                                 *(const vreal *)q;
