@@ -338,9 +338,13 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
                 __builtin_prefetch(d + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
                 __builtin_prefetch(du + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
             }
+            /* B too without write intent: prefetchw of its rows cost every
+             * interleaved cell 10..20% at m >= 16 (AVX-512 VM, 2026-11-27,
+             * 12 rounds of the full benchmark; m = 32: PARTIAL 5.3 -> 6.3x,
+             * THOMAS 5.0..5.6 -> 6.3x the LAPACKE loop) */
             if (ilb)
                 for (int j = 0; j < nrhs; j++)
-                    __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + GT_IL_PFD * WW, 1, GT_IL_LOC);
+                    __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + GT_IL_PFD * WW, 0, GT_IL_LOC);
             const vreal a = LDV(dl + o), nd = LDV(d + o);
             const vreal nu = i + 2 < m ? LDV(du + o) : zro;
             pr[t] += a * 0 + nd * 0 + nu * 0;
