@@ -240,14 +240,13 @@ static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
  * contiguous GIVENS up to a third slower in some builds (a shared-library
  * build of the fused pack below: m = 16 in cache 400 -> 275 Meq/s). */
 /* l1: into L1 (prefetcht0) rather than GT_PF_LOC, for GIVENS.  On the
- * AVX-512 VM (2026-11-27, eight alternations of the full benchmark),
- * contiguous GIVENS gained 15..20% at m = 8..64 (median ratio to the
- * LAPACKE loop at m = 32 5.1-5.3x -> 6.0-6.4x); THOMAS, whose sweeps are
- * shorter, lost up to 10% (its working set evicted), PARTIAL stayed within
- * the noise, and the interleaved prefetches into L1 lost 10..35% for every
- * method.  A probe
- * (lines prefetched during register-only arithmetic) ran at 500 against 420
- * Meq/s into L1 rather than L2. */
+ * AVX-512 VM (2026-11-27, two sets of six alternating rounds of the full
+ * benchmark), contiguous GIVENS gained 15..20% at m = 8..64 (median ratio
+ * to the LAPACKE loop at m = 32 5.1-5.3x -> 6.2-6.4x); THOMAS, whose sweeps
+ * are shorter, lost up to 10% (its working set evicted), PARTIAL stayed
+ * within the noise, and the interleaved prefetches into L1 lost 10..35% for
+ * every method.  A probe (lines prefetched during register-only
+ * arithmetic) ran at 500 against 420 Meq/s into L1 rather than L2. */
 static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s, const int64_t s1,
                                                                   const int l1)
 {
