@@ -207,10 +207,7 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
  * a burst (AVX-512 VM, 2026-11-27, contiguous GIVENS m = 16..64 out of
  * cache, repeated single calls: +5..10% with a weight of 2..16; within the
  * noise of the full benchmark). */
-#ifndef GT_WF_G
-#define GT_WF_G 4
-#endif
-#define GT_PF_WF(method) ((method) == BSOLVE_GTSV_GIVENS ? GT_WF_G : (method) == BSOLVE_GTSV_PARTIAL ? 2 : 1)
+#define GT_PF_WF(method) ((method) == BSOLVE_GTSV_GIVENS ? 4 : (method) == BSOLVE_GTSV_PARTIAL ? 2 : 1)
 #ifndef GT_PF_LOC
 #define GT_PF_LOC 2 /* prefetcht1: into L2 (a super-tile of m = 64 is 64 KiB per 4 arrays) */
 #endif
@@ -297,12 +294,6 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
     const int64_t mw = m * WW;
     real *P0 = F ? F : NULL, *P1 = F ? F + mw : NULL;
     real *Pr = F ? F + 2 * mw : R, *Pu1 = F ? F + 3 * mw : R + mw, *Pu2 = F ? F + 4 * mw : R + 2 * mw;
-    /* One packed right-hand side: b'_i is carried in bc from step to step
-     * instead of being stored at step i-1 and loaded back at step i, one
-     * store of the sweep's five per equation fewer (AVX-512 VM, 2026-11-27,
-     * contiguous, in cache: +4..5%).  Not for B read in place (interleaved):
-     * there it cost 5..8% at m = 8 out of cache, for all three methods,
-     * though it gained 7..17% for PARTIAL and GIVENS at m >= 16 in cache. */
     /* il: 1 where the diagonals and B are known to be read in place
      * (interleaved; es, bes != WW), 0 where both are known packed, -1 where
      * that is tested here.  Known, the interleaved sweep carries no flags:
@@ -311,6 +302,12 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
      * (AVX-512 VM, 2026-11-27, interleaved PARTIAL and GIVENS m = 32, 64
      * +10..20%, perf/RESULTS-gtsv.md). */
     const int ild = il > 0 || (il < 0 && es != WW), ilb = B && (il > 0 || (il < 0 && bes != WW));
+    /* One packed right-hand side: b'_i is carried in bc from step to step
+     * instead of being stored at step i-1 and loaded back at step i, one
+     * store of the sweep's five per equation fewer (AVX-512 VM, 2026-11-27,
+     * contiguous, in cache: +4..5%).  Not for B read in place (interleaved):
+     * there it cost 5..8% at m = 8 out of cache, for all three methods,
+     * though it gained 7..17% for PARTIAL and GIVENS at m >= 16 in cache. */
     const int carry = B && nrhs == 1 && !ilb;
     vreal inf[NT], pr[NT], c0[NT], c1[NT], bc[NT];
     for (int t = 0; t < NT; t++) {
