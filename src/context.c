@@ -89,3 +89,12 @@ void *bsi_workspace(bsolve_ctx *ctx, size_t bytes)
     ctx->work_bytes = want;
     return p;
 }
+
+bsolve_status bsi_test_force(bsolve_ctx *ctx, int knob, int value)
+{
+    if (!ctx) return BSOLVE_ENULL;
+    if (knob < 0 || knob >= BSI_FORCE_COUNT)
+        return bsi_fail(ctx, BSOLVE_EINVAL, "bsi_test_force: knob = %d is out of range", knob);
+    ctx->force[knob] = value;
+    return BSOLVE_SUCCESS;
+}

@@ -23,6 +23,20 @@ extern "C" {
 
 struct bsi_cuda; /* the CUDA backend's state, defined in cuda/ */
 
+/* Test-only kernel selection.  The dispatch tables (one per operation and
+ * backend) choose a kernel from the shape alone; tests reach every kernel by
+ * forcing a choice on one context with bsi_test_force().  0 in an entry
+ * means "as the dispatch table says" (a new context is all zeros); the
+ * meaning of other values is given beside each entry.  Nothing outside the
+ * tests sets these: no environment variable or public function reaches them. */
+enum bsi_force_knob {
+    /* -- CPU backend -- */
+    /* -- CUDA dense LU -- */
+    /* -- CUDA QR -- */
+    /* -- CUDA tridiagonal -- */
+    BSI_FORCE_COUNT
+};
+
 struct bsolve_ctx {
     bsolve_backend backend; /* CPU or CUDA, never AUTO */
     int nthreads;           /* 0: OpenMP default */
@@ -30,6 +44,7 @@ struct bsolve_ctx {
     void *work;             /* CPU workspace, grown on demand, 64-byte aligned */
     size_t work_bytes;
     struct bsi_cuda *cuda;  /* NULL on the CPU backend */
+    int force[BSI_FORCE_COUNT + 1]; /* test-only kernel choices (bsi_test_force) */
 };
 
 struct bsolve_lu {
@@ -48,6 +63,11 @@ struct bsolve_lu {
     int64_t ld;
     int factored;  /* getrf has run at least once */
 };
+
+/* Test-only: sets ctx->force[knob] = value (0 restores the dispatch table's
+ * choice).  Declared here, never in the public header; hidden in the shared
+ * library, reachable by tests that link the static one. */
+bsolve_status bsi_test_force(bsolve_ctx *ctx, int knob, int value);
 
 /* Records a formatted message on ctx (if not NULL) and returns status. */
 bsolve_status bsi_fail(bsolve_ctx *ctx, bsolve_status status, const char *fmt, ...)
