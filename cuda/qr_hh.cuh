@@ -513,13 +513,19 @@ template <typename R, int M, int L, int H, int C = 1> cudaError_t bsq_launch_hh_
 {
     const int64_t per = 128 / (H * L), blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    if (pair) bsq_k_hh<R, M, L, H, BSQ_LD_PAIR, C><<<(unsigned)blocks, 128, 0, st>>>(a);
-    else bsq_k_hh<R, M, L, H, BSQ_LD_ROW, C><<<(unsigned)blocks, 128, 0, st>>>(a);
+    if constexpr (M == 32 && C == 2) { /* interleaved A only (qr_dispatch.cuh): no copy with pair loads */
+        if (pair) return cudaErrorNotSupported;
+    } else if (pair) {
+        bsq_k_hh<R, M, L, H, BSQ_LD_PAIR, C><<<(unsigned)blocks, 128, 0, st>>>(a);
+        return cudaGetLastError();
+    }
+    bsq_k_hh<R, M, L, H, BSQ_LD_ROW, C><<<(unsigned)blocks, 128, 0, st>>>(a);
     return cudaGetLastError();
 }
 
-/* The launch for one gels call: its bucket (M, L, H, C), qr_hh_d.cu */
-template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream_t st);
-extern template cudaError_t bsq_launch_hh<double>(const bsq_args<double> &, cudaStream_t);
+/* The launch of the bucket (M, L, H, C) and loads that qr_dispatch.cuh
+ * chose for one gels call, qr_hh_d.cu */
+template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, const bsq_choice &c, cudaStream_t st);
+extern template cudaError_t bsq_launch_hh<double>(const bsq_args<double> &, const bsq_choice &, cudaStream_t);
 
 #endif

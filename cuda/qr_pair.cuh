@@ -247,9 +247,10 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
     }
 }
 
-/* Launches the pair kernel (FP64 gels, nrhs = 1, n <= 64, m <= 128; qr.cu's
- * dispatch decides where); cudaErrorNotSupported for shapes it cannot take. */
-template <typename R> cudaError_t bsq_launch_pair(const bsq_args<R> &a, cudaStream_t st);
-extern template cudaError_t bsq_launch_pair<double>(const bsq_args<double> &, cudaStream_t);
+/* Launches the pair kernel (FP64 gels, nrhs = 1, n <= 64, m <= 128) with
+ * the column slots and threads per band of qr_dispatch.cuh's choice c;
+ * cudaErrorNotSupported for shapes it cannot take. */
+template <typename R> cudaError_t bsq_launch_pair(const bsq_args<R> &a, const bsq_choice &c, cudaStream_t st);
+extern template cudaError_t bsq_launch_pair<double>(const bsq_args<double> &, const bsq_choice &, cudaStream_t);
 
 #endif

@@ -63,8 +63,7 @@
 #include <float.h>
 
 #include "common.cuh"
-
-enum { BSQ_GELS = 0, BSQ_GEQRF = 1 };
+#include "qr_dispatch.cuh" /* BSQ_GELS, BSQ_GEQRF, struct bsq_choice */
 
 template <typename R> struct bsq_args {
     const R *A; bsi_view va;
