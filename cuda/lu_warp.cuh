@@ -69,11 +69,7 @@ template <> struct bsw_lim<float> {
 /* Register cap per thread for bucket N (see bsw_shape::MINB). */
 __host__ __device__ constexpr int bsw_regs(int N, int es)
 {
-#ifdef BSW_REGS_FORCE
-    return BSW_REGS_FORCE;
-#else
     return N <= 16 ? (es == 8 ? 96 : 64) : N <= 20 ? 128 : N <= 32 ? (es == 8 ? 168 : 128) : 255;
-#endif
 }
 
 /* Compile-time shape of one instantiation. */
