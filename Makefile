@@ -121,16 +121,6 @@ gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
 	BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=3 BSOLVE_GT_FUSED_GRID=7 $(BUILD)/test/gpu_gtsv || fail=1; \
 	echo "== gpu_gtsv (quick) in levels with the reduction by warps wherever it applies"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=0 BSOLVE_GT_CHUNKRED=0 BSOLVE_GT_WARPRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
-	for T in 64 256; do echo "== gpu_qr (quick) with every shape on the team kernel, teams of $$T threads"; \
-	BSOLVE_TEST_QUICK=1 BSOLVE_QR_REG=0 BSOLVE_QR_HH=0 BSOLVE_QR_WARP=0 BSOLVE_QR_PAIR=0 BSOLVE_QR_TEAM=$$T $(BUILD)/test/gpu_qr || fail=1; done; \
-	for S in 1 4; do echo "== gpu_qr (quick) with every gels nrhs = 1 shape on the paired-step kernel, $$S thread(s) per band"; \
-	BSOLVE_TEST_QUICK=1 BSOLVE_QR_REG=0 BSOLVE_QR_HH=0 BSOLVE_QR_WARP=0 BSOLVE_QR_PAIR=2 BSOLVE_QR_PAIR_SEG=$$S $(BUILD)/test/gpu_qr || fail=1; done; \
-	echo "== gpu_qr with the rotations on every shape (no Householder kernel)"; \
-	BSOLVE_QR_HH=0 $(BUILD)/test/gpu_qr || fail=1; \
-	echo "== gpu_qr (quick) with the Householder kernel on every shape it can take (m = 65..79 too)"; \
-	BSOLVE_TEST_QUICK=1 BSOLVE_QR_HH=2 $(BUILD)/test/gpu_qr || fail=1; \
-	echo "== gpu_qr (quick) with the Householder kernel's lanes one column each (m <= 16 and interleaved 16 < m <= 32 too)"; \
-	BSOLVE_TEST_QUICK=1 BSOLVE_QR_HH_C=1 $(BUILD)/test/gpu_qr || fail=1; \
 	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 
 bench: $(BENCHES) $(CU_BENCHES)

@@ -83,9 +83,8 @@ static inline int64_t bsi_sys_offset(bsolve_layout l, int64_t k0)
     return l.kind == BSOLVE_INTERLEAVED ? k0 : k0 * l.stride;
 }
 
-/* Arguments of the LU kernels (one struct for every operation). */
-enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
-
+/* Arguments of the LU kernels (one struct for every operation, op one of
+ * lu_dispatch.cuh's BSI_OP_*). */
 template <typename R> struct bsi_lu_args {
     const R *A;  bsi_view va; int a_il; /* a_il: A is INTERLEAVED */
     R *B;        bsi_view vb; int b_il;
@@ -97,12 +96,10 @@ template <typename R> struct bsi_lu_args {
     int n, nrhs, pivot;
 };
 
-/* Host-side launchers (lu.cu dispatches to lu_small_*.cu and lu_large.cu). */
-template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, cudaStream_t s);
-template <typename R> cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, cudaStream_t s);
+/* Host-side launchers: lu.cu launches the kernel of lu_dispatch.cuh's table
+ * (force: the context's test-only choices), lu_large.cu the block kernel. */
+template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, const int *force, cudaStream_t s);
 template <typename R> cudaError_t bsi_launch_large(int op, const bsi_lu_args<R> &a, cudaStream_t s);
-/* Largest n handled by the register (team) kernels. */
-#define BSI_SMALL_MAX_N 32
 
 /* Device-side layout conversion (layout.cu). */
 template <typename R>

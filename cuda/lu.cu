@@ -1,27 +1,14 @@
 /*
- * lu.cu -- the CUDA backend's dense LU entry points: size-class dispatch,
- * device-pointer and host-pointer paths, factorization objects, export.
- *
- * Size classes (kernels in lu_small.cuh and lu_large.cu):
- *   n <= 8        thread per matrix, matrix in registers (T = 1);
- *   9 .. 32       a team of T = 2..32 lanes per matrix, rows spread over the
- *                 team, still all in registers (<= 48 doubles or 64 floats
- *                 of matrix per lane: with more, ptxas spills, measured by
- *                 -Xptxas -v); compile-time buckets
- *                 {1..8, 10, 12, 14, 16, 20, 24, 28, 32}, n padded in
- *                 registers to its bucket;
- *   33 .. 128     a block of 128 threads per matrix in shared memory (a team
- *                 of 32 lanes would need > 64 doubles per lane: spills).
- * Every class has every pivoting mode.
- * gesv with one right-hand side and getrf for 13 <= n <= 48 (FP64), 17..64 (FP32)
- * go to the row-per-lane kernel of lu_warp.cuh instead (getrs and nrhs > 1
- * stay on the kernels above; the factor format is the same).
+ * lu.cu -- the CUDA backend's dense LU entry points: launches of the kernel
+ * that the dispatch table (lu_dispatch.cuh) chooses, device-pointer and
+ * host-pointer paths, factorization objects, export.
  */
 #include <omp.h>
 #include <string.h>
 
 #include "common.cuh"
 #include "hostpath.cuh"
+#include "lu_dispatch.cuh"
 #include "lu_small.cuh"
 #include "lu_warp.cuh"
 
@@ -29,73 +16,58 @@ BSW_BUCKETS(BSW_EXTERN, double)
 BSW_BUCKETS(BSW_EXTERN, float)
 BSW_EXTERN(float, 64)
 
-/* Row-per-lane kernel (lu_warp.cuh) for gesv with one right-hand side and
- * getrf, 9 <= n <= BSW_MAX_N_*; BSOLVE_LU_WARP=0 in the environment turns it
- * off (the team / block kernels then run: A/B comparisons on the device). */
-static int bsw_enabled()
+template <typename R> static cudaError_t bsw_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
-    static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("BSOLVE_LU_WARP");
-        on = !(e && e[0] == '0');
+    switch (N) {
+    case 10: return bsw_launch_n<R, 10>(op, a, s);
+    case 12: return bsw_launch_n<R, 12>(op, a, s);
+    case 14: return bsw_launch_n<R, 14>(op, a, s);
+    case 16: return bsw_launch_n<R, 16>(op, a, s);
+    case 20: return bsw_launch_n<R, 20>(op, a, s);
+    case 24: return bsw_launch_n<R, 24>(op, a, s);
+    case 28: return bsw_launch_n<R, 28>(op, a, s);
+    case 32: return bsw_launch_n<R, 32>(op, a, s);
+    case 40: return bsw_launch_n<R, 40>(op, a, s);
+    case 48: return bsw_launch_n<R, 48>(op, a, s);
+    default: break;
     }
-    return on;
-}
-
-template <typename R> static cudaError_t bsw_launch(int op, const bsi_lu_args<R> &a, cudaStream_t s)
-{
-    const int n = a.n;
-    if (n <= 10) return bsw_launch_n<R, 10>(op, a, s);
-    if (n <= 12) return bsw_launch_n<R, 12>(op, a, s);
-    if (n <= 14) return bsw_launch_n<R, 14>(op, a, s);
-    if (n <= 16) return bsw_launch_n<R, 16>(op, a, s);
-    if (n <= 20) return bsw_launch_n<R, 20>(op, a, s);
-    if (n <= 24) return bsw_launch_n<R, 24>(op, a, s);
-    if (n <= 28) return bsw_launch_n<R, 28>(op, a, s);
-    if (n <= 32) return bsw_launch_n<R, 32>(op, a, s);
-    if (n <= 40) return bsw_launch_n<R, 40>(op, a, s);
-    if (n <= 48) return bsw_launch_n<R, 48>(op, a, s);
-    if constexpr (sizeof(R) == 4) return bsw_launch_n<R, 64>(op, a, s);
+    if constexpr (sizeof(R) == 4)
+        if (N == 64) return bsw_launch_n<R, 64>(op, a, s);
     return cudaErrorInvalidValue;
 }
 
-template <typename R> cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, cudaStream_t s)
+template <typename R> static cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
-    const int n = a.n;
-    if (n <= 8) {
-        switch (n) {
-        case 1: return bsi_launch_small_n<R, 1>(op, a, s);
-        case 2: return bsi_launch_small_n<R, 2>(op, a, s);
-        case 3: return bsi_launch_small_n<R, 3>(op, a, s);
-        case 4: return bsi_launch_small_n<R, 4>(op, a, s);
-        case 5: return bsi_launch_small_n<R, 5>(op, a, s);
-        case 6: return bsi_launch_small_n<R, 6>(op, a, s);
-        case 7: return bsi_launch_small_n<R, 7>(op, a, s);
-        default: return bsi_launch_small_n<R, 8>(op, a, s);
-        }
+    switch (N) {
+    case 1: return bsi_launch_small_n<R, 1>(op, a, s);
+    case 2: return bsi_launch_small_n<R, 2>(op, a, s);
+    case 3: return bsi_launch_small_n<R, 3>(op, a, s);
+    case 4: return bsi_launch_small_n<R, 4>(op, a, s);
+    case 5: return bsi_launch_small_n<R, 5>(op, a, s);
+    case 6: return bsi_launch_small_n<R, 6>(op, a, s);
+    case 7: return bsi_launch_small_n<R, 7>(op, a, s);
+    case 8: return bsi_launch_small_n<R, 8>(op, a, s);
+    case 10: return bsi_launch_small_n<R, 10>(op, a, s);
+    case 12: return bsi_launch_small_n<R, 12>(op, a, s);
+    case 14: return bsi_launch_small_n<R, 14>(op, a, s);
+    case 16: return bsi_launch_small_n<R, 16>(op, a, s);
+    case 20: return bsi_launch_small_n<R, 20>(op, a, s);
+    case 24: return bsi_launch_small_n<R, 24>(op, a, s);
+    case 28: return bsi_launch_small_n<R, 28>(op, a, s);
+    case 32: return bsi_launch_small_n<R, 32>(op, a, s);
+    default: return cudaErrorInvalidValue;
     }
-    if (n <= 10) return bsi_launch_small_n<R, 10>(op, a, s);
-    if (n <= 12) return bsi_launch_small_n<R, 12>(op, a, s);
-    if (n <= 14) return bsi_launch_small_n<R, 14>(op, a, s);
-    if (n <= 16) return bsi_launch_small_n<R, 16>(op, a, s);
-    if (n <= 20) return bsi_launch_small_n<R, 20>(op, a, s);
-    if (n <= 24) return bsi_launch_small_n<R, 24>(op, a, s);
-    if (n <= 28) return bsi_launch_small_n<R, 28>(op, a, s);
-    return bsi_launch_small_n<R, 32>(op, a, s);
 }
 
-template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, cudaStream_t s)
+template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, const int *force, cudaStream_t s)
 {
     if (a.count <= 0) return cudaSuccess;
-    /* below wmin the team kernel was measured faster (NOTES-gpu.md, v6) */
-    const int wmin = sizeof(R) == 8 ? 13 : 17, wmax = sizeof(R) == 8 ? BSW_MAX_N_D : BSW_MAX_N_S;
-    /* FP32 FULL at n = 64 (two warps, column swaps over 64 registers) ran at
-     * 9% of PARTIAL: the block kernel does better there */
-    const bool full_big = a.pivot == BSOLVE_PIVOT_FULL && a.n > 48;
-    if (bsw_enabled() && a.n >= wmin && a.n <= wmax && !full_big &&
-        (op == BSI_OP_GETRF || (op == BSI_OP_GESV && a.nrhs == 1)))
-        return bsw_launch<R>(op, a, s);
-    return a.n <= BSI_SMALL_MAX_N ? bsi_launch_small<R>(op, a, s) : bsi_launch_large<R>(op, a, s);
+    const bsi_lu_choice c = bsi_lu_dispatch((int)sizeof(R), op, a.n, a.nrhs, a.pivot, force);
+    switch (c.family) {
+    case BSI_LU_WARP: return bsw_launch<R>(op, a, c.bucket, s);
+    case BSI_LU_TEAM: return bsi_launch_small<R>(op, a, c.bucket, s);
+    default: return bsi_launch_large<R>(op, a, s);
+    }
 }
 
 /* Instantiated in lu_small_*.cu */
@@ -108,12 +80,20 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
 BSI_SMALL_EXTERN_ALL(double)
 BSI_SMALL_EXTERN_ALL(float)
 
-template cudaError_t bsi_launch_lu<double>(int, const bsi_lu_args<double> &, cudaStream_t);
-template cudaError_t bsi_launch_lu<float>(int, const bsi_lu_args<float> &, cudaStream_t);
+template cudaError_t bsi_launch_lu<double>(int, const bsi_lu_args<double> &, const int *, cudaStream_t);
+template cudaError_t bsi_launch_lu<float>(int, const bsi_lu_args<float> &, const int *, cudaStream_t);
 
 /* ---- helpers ------------------------------------------------------------- */
 
 static inline bsi_view bsi_view_of(bsolve_layout l, int64_t r) { return bsi_make_view(l, r); }
+
+/* What a call's chunk functions share: the kernel arguments so far, the
+ * factorization object (getrf, getrs) and the context's forced choices. */
+template <typename R> struct bsi_lu_call {
+    bsi_lu_args<R> a;
+    const bsolve_lu *lu;
+    const int *force;
+};
 
 /* ---- gesv ---------------------------------------------------------------- */
 
@@ -122,28 +102,30 @@ static cudaError_t bsi_gesv_chunk(void *user, int64_t k0, int64_t cnt, void *con
                                   cudaStream_t st)
 {
     (void)k0;
-    bsi_lu_args<R> a = *(const bsi_lu_args<R> *)user;
+    const bsi_lu_call<R> *g = (const bsi_lu_call<R> *)user;
+    bsi_lu_args<R> a = g->a;
     a.A = (const R *)d[0];
     a.va = bsi_view_of(l[0], a.n);
     a.B = (R *)d[1];
     a.vb = bsi_view_of(l[1], a.n);
     a.info = (int32_t *)d[2];
     a.count = cnt;
-    return bsi_launch_lu<R>(BSI_OP_GESV, a, st);
+    return bsi_launch_lu<R>(BSI_OP_GESV, a, g->force, st);
 }
 
 template <typename R>
 static bsolve_status bsi_gesv_t(bsolve_ctx *ctx, bsolve_pivot pivot, int64_t n, int64_t nrhs, int64_t batch,
                                 const void *A, bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
 {
-    bsi_lu_args<R> a;
-    memset(&a, 0, sizeof a);
-    a.n = (int)n;
-    a.nrhs = (int)nrhs;
-    a.pivot = (int)pivot;
+    bsi_lu_call<R> g;
+    memset(&g, 0, sizeof g);
+    g.a.n = (int)n;
+    g.a.nrhs = (int)nrhs;
+    g.a.pivot = (int)pivot;
+    g.force = ctx->force;
     bsi_harr arr[3] = {{A, nullptr, la, n, n, sizeof(R)}, {B, B, lb, n, nrhs, sizeof(R)}, bsi_info_arr(info, batch)};
     return bsi_run(ctx, "bsolve_gesv", "A, B and info must all be device or all host memory", batch, arr, 3,
-                   bsi_gesv_chunk<R>, &a);
+                   bsi_gesv_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot pivot, int64_t n,
@@ -191,11 +173,6 @@ extern "C" void bsi_cuda_lu_free(bsolve_lu *lu)
 
 /* ---- getrf ---------------------------------------------------------------- */
 
-template <typename R> struct bsi_fr_ctx {
-    bsi_lu_args<R> a;
-    const bsolve_lu *lu;
-};
-
 template <typename R> static void bsi_factor_args(bsi_lu_args<R> &a, const bsolve_lu *lu, int64_t k0)
 {
     a.F = (R *)lu->factors + k0;
@@ -211,22 +188,23 @@ template <typename R>
 static cudaError_t bsi_getrf_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
                                    cudaStream_t st)
 {
-    bsi_fr_ctx<R> *g = (bsi_fr_ctx<R> *)user;
+    bsi_lu_call<R> *g = (bsi_lu_call<R> *)user;
     bsi_lu_args<R> a = g->a;
     bsi_factor_args<R>(a, g->lu, k0);
     a.A = (const R *)d[0];
     a.va = bsi_view_of(l[0], a.n);
     a.info = (int32_t *)d[1];
     a.count = cnt;
-    return bsi_launch_lu<R>(BSI_OP_GETRF, a, st);
+    return bsi_launch_lu<R>(BSI_OP_GETRF, a, g->force, st);
 }
 
 template <typename R>
 static bsolve_status bsi_getrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
 {
-    bsi_fr_ctx<R> g;
+    bsi_lu_call<R> g;
     memset(&g, 0, sizeof g);
     g.lu = lu;
+    g.force = ctx->force;
     bsi_harr arr[2] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, bsi_info_arr(info, lu->batch)};
     return bsi_run(ctx, "bsolve_getrf", "A and info must both be device or both host memory", lu->batch, arr, 2,
                    bsi_getrf_chunk<R>, &g);
@@ -245,23 +223,24 @@ template <typename R>
 static cudaError_t bsi_getrs_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
                                    cudaStream_t st)
 {
-    bsi_fr_ctx<R> *g = (bsi_fr_ctx<R> *)user;
+    bsi_lu_call<R> *g = (bsi_lu_call<R> *)user;
     bsi_lu_args<R> a = g->a;
     bsi_factor_args<R>(a, g->lu, k0);
     a.B = (R *)d[0];
     a.vb = bsi_view_of(l[0], a.n);
     a.info = g->a.info ? (int32_t *)d[1] : nullptr;
     a.count = cnt;
-    return bsi_launch_lu<R>(BSI_OP_GETRS, a, st);
+    return bsi_launch_lu<R>(BSI_OP_GETRS, a, g->force, st);
 }
 
 template <typename R>
 static bsolve_status bsi_getrs_t(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
                                  int32_t *info)
 {
-    bsi_fr_ctx<R> g;
+    bsi_lu_call<R> g;
     memset(&g, 0, sizeof g);
     g.lu = lu;
+    g.force = ctx->force;
     g.a.nrhs = (int)nrhs;
     g.a.info = info; /* only tested for NULL in the chunk function */
     bsi_harr arr[2] = {{B, B, lb, lu->n, nrhs, sizeof(R)}, bsi_info_arr(info, lu->batch)};

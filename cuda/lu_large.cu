@@ -1,5 +1,5 @@
 /*
- * lu_large.cu -- block-per-matrix LU for BSI_SMALL_MAX_N < n <= 128.
+ * lu_large.cu -- block-per-matrix LU for BSI_LU_TEAM_MAX_N < n <= 128.
  *
  * Beyond n = 32 a team of 32 lanes would need more than ~64 doubles per lane
  * in registers (spills), so one block of NT threads owns one matrix, held
@@ -15,9 +15,10 @@
  */
 #include <float.h>
 #include "common.cuh"
+#include "lu_dispatch.cuh"
 
-/* threads per block: NT = 128 (256 and 512 were measured slower: the
- * per-step barriers cost more than the extra warps hide). */
+/* threads per block: NT = BSI_LU_BLOCK_THREADS (lu_dispatch.cuh says why),
+ * at most BSI_LNW_MAX warps */
 #define BSI_LNW_MAX 16
 
 template <typename R> __device__ __forceinline__ R bsi_lnan();
@@ -304,10 +305,10 @@ template <typename R, int OP, int NT> static cudaError_t bsi_launch_large_t(cons
 template <typename R> cudaError_t bsi_launch_large(int op, const bsi_lu_args<R> &a, cudaStream_t st)
 {
     if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    /* 256/512 threads were measured slower than 128 (NOTES-gpu.md) */
-    if (op == BSI_OP_GESV) return bsi_launch_large_t<R, BSI_OP_GESV, 128>(a, st);
-    if (op == BSI_OP_GETRF) return bsi_launch_large_t<R, BSI_OP_GETRF, 128>(a, st);
-    return bsi_launch_large_t<R, BSI_OP_GETRS, 128>(a, st);
+    constexpr int NT = BSI_LU_BLOCK_THREADS; /* lu_dispatch.cuh */
+    if (op == BSI_OP_GESV) return bsi_launch_large_t<R, BSI_OP_GESV, NT>(a, st);
+    if (op == BSI_OP_GETRF) return bsi_launch_large_t<R, BSI_OP_GETRF, NT>(a, st);
+    return bsi_launch_large_t<R, BSI_OP_GETRS, NT>(a, st);
 }
 
 template cudaError_t bsi_launch_large<double>(int, const bsi_lu_args<double> &, cudaStream_t);

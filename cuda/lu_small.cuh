@@ -1,5 +1,5 @@
 /*
- * lu_small.cuh -- the register ("team") LU kernel for n <= BSI_SMALL_MAX_N.
+ * lu_small.cuh -- the register ("team") LU kernel for n <= BSI_LU_TEAM_MAX_N.
  *
  * One system is owned by a team of T consecutive lanes of a warp (T = 1,
  * 2, ..., 32, a compile-time function of the instantiated order N): lane l
@@ -31,6 +31,7 @@
 
 #include <float.h>
 #include "common.cuh"
+#include "lu_dispatch.cuh"
 
 #define BSI_WARPS 4        /* warps per block of the team kernel */
 #define BSI_TILE 1024      /* elements of the per-warp staging tile */
@@ -48,18 +49,6 @@ template <> struct bsi_lim<float> {
     static __device__ __forceinline__ float up() { return 4294967296.0f; } /* 2^32 */
     static __device__ __forceinline__ float nan() { return __int_as_float(0x7fc00000); }
 };
-
-/* Team size for bucket N and element size es (bytes). */
-__host__ __device__ constexpr int bsi_team(int N, int es)
-{
-    if (N <= 8) return 1; /* thread per matrix */
-    if (es == 8) /* measured on the H100 (perf/tune_team.cu, NOTES-gpu.md) */
-        return N <= 10 ? 2 : N <= 12 ? 4 : N <= 20 ? 8 : 16;
-    const int lim = 64;
-    int T = 1;
-    while (T < 32 && ((N + T - 1) / T) * N > lim) T *= 2;
-    return T;
-}
 
 template <int T, typename V> __device__ __forceinline__ V bsi_shfl(V v, int src)
 {
@@ -539,11 +528,12 @@ cudaError_t bsi_launch_small_nt(int op, const bsi_lu_args<R> &a, cudaStream_t st
     return cudaGetLastError();
 }
 
-/* Instantiates the launch of bucket N for precision R (team size bsi_team). */
+/* Instantiates the launch of bucket N for precision R (the team size of
+ * lu_dispatch.cuh's table). */
 template <typename R, int N>
 cudaError_t bsi_launch_small_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
 {
-    return bsi_launch_small_nt<R, N, bsi_team(N, sizeof(R))>(op, a, st);
+    return bsi_launch_small_nt<R, N, bsi_lu_team(N, sizeof(R))>(op, a, st);
 }
 
 #define BSI_SMALL_INSTANTIATE(R, N) \

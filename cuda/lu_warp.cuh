@@ -1,6 +1,7 @@
 /*
  * lu_warp.cuh -- row-per-lane LU kernel (gesv with one right-hand side, and
- * getrf) for 13..48 (FP64) / 17..64 (FP32) as dispatched in lu.cu, after MAGMA's register "smallsq" kernels.
+ * getrf; lu_dispatch.cuh's table says for which n), after MAGMA's register
+ * "smallsq" kernels.
  *
  * A team of T lanes owns one system; lane l holds row l of the matrix (and
  * for gesv the right-hand side as column N) in registers, all columns at
@@ -36,6 +37,7 @@
 
 #include <float.h>
 #include "common.cuh"
+#include "lu_dispatch.cuh"
 
 template <typename R> struct bsw_lim;
 template <> struct bsw_lim<double> {
@@ -67,11 +69,7 @@ template <> struct bsw_lim<float> {
 /* Register cap per thread for bucket N (see bsw_shape::MINB). */
 __host__ __device__ constexpr int bsw_regs(int N, int es)
 {
-#ifdef BSW_REGS_FORCE
-    return BSW_REGS_FORCE;
-#else
     return N <= 16 ? (es == 8 ? 96 : 64) : N <= 20 ? 128 : N <= 32 ? (es == 8 ? 168 : 128) : 255;
-#endif
 }
 
 /* Compile-time shape of one instantiation. */
@@ -450,13 +448,9 @@ bsw_k(const bsi_lu_args<R> a)
     }
 }
 
-/* Team size for bucket N: 16 lanes (two systems per warp) up to 16, a warp
- * up to 32, then whole warps of a block. */
-__host__ __device__ constexpr int bsw_team(int N) { return N <= 16 ? 16 : (N + 31) / 32 * 32; }
-
 template <typename R, int N, int OP, int PIV> cudaError_t bsw_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
 {
-    constexpr int T = bsw_team(N);
+    constexpr int T = bsi_lu_warp_team(N); /* lu_dispatch.cuh */
     using SH = bsw_shape<R, N, T, OP>;
     const int64_t blocks = (a.count + SH::SB - 1) / SH::SB;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
@@ -481,12 +475,6 @@ template <typename R, int N> cudaError_t bsw_launch_n(int op, const bsi_lu_args<
     if (a.pivot == BSOLVE_PIVOT_FULL) return bsw_launch_t<R, N, BSI_OP_GETRF, BSOLVE_PIVOT_FULL>(a, st);
     return bsw_launch_t<R, N, BSI_OP_GETRF, BSOLVE_PIVOT_NONE>(a, st);
 }
-
-/* Largest n of the row-per-lane kernel: beyond, a row per lane no longer
- * fits in registers without spills (-Xptxas -v) or the steps stop being
- * unrolled (a stack frame appears). */
-#define BSW_MAX_N_D 48
-#define BSW_MAX_N_S 64
 
 #define BSW_BUCKETS(X, R) X(R, 10) X(R, 12) X(R, 14) X(R, 16) X(R, 20) X(R, 24) X(R, 28) X(R, 32) X(R, 40) X(R, 48)
 #define BSW_EXTERN(R, N) extern template cudaError_t bsw_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);

@@ -1,9 +1,8 @@
 /*
  * qr_hh.cuh -- least squares by Householder reflections, one lane per
- * column: FP64 gels with one right-hand side, m <= 128 (qr.cu's
+ * column: FP64 gels with one right-hand side, m <= 128 (qr_dispatch.cuh's
  * bsq_hh_takes gives it m <= 64 and 80 <= m <= 128, 72 <= m with n > 16,
- * outside the register kernel's buckets; BSOLVE_QR_HH=2 every shape;
- * perf/NOTES-qr-gpu.md attempts 26 and 28).
+ * outside the register kernel's buckets).
  *
  * Why reflections here, where the other kernels rotate: the column-per-lane
  * Givens kernel (qr_warp.cuh) must unroll its Sameh-Kuck steps (a step's
@@ -43,7 +42,7 @@
  *      from register 0.
  * Two columns per lane (C = 2: lane k holds columns k and k + L; teams of
  * 8 lanes for n <= 16 with interleaved A at 16 < m <= 32 or any A at
- * m <= 16, of 4 lanes for n <= 8 at m <= 16, qr_hh_d.cu) share a step's
+ * m <= 16, of 4 lanes for n <= 8 at m <= 16, qr_dispatch.cuh) share a step's
  * broadcast loads, butterfly and reflector between twice the systems per
  * warp.
  * RB, registers for b (M = 16 with C = 2): there the shared memory, not
@@ -137,8 +136,7 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
          * sectors, then fetched into that SM's L1 once rather than once per
          * block (the scheduler deals a wave's blocks to the SMs in turn, so
          * blocks b, b + nsm, b + 2 nsm meet).  A bijection on whole waves,
-         * the identity on the last, partial one.  H100, 64 x 128 IL:
-         * 2.43e6 -> 2.50e6 systems/s (perf/NOTES-qr-gpu.md attempt 30). */
+         * the identity on the last, partial one (1.03x at 64 x 128, IL). */
         constexpr int64_t BP = bsq_hh_minb<M, C>();
         const int64_t wv = BP * a.nsm, g = blk / wv, r = blk % wv;
         if (a.nsm > 0 && (g + 1) * wv <= a.count) blk = g * wv + r % a.nsm * BP + r / a.nsm;
@@ -283,10 +281,9 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         /* dot-product accumulators: 4 per lane, C columns sharing them out;
          * at M = 64 (columns of 64 rows, 168 registers) fewer, which frees
          * the registers for the pivot column's loads to run ahead of their
-         * multiply-adds (live_pairs): 2 with halves, 1 without (H100,
-         * alternating runs, IL / CM, this alone: 64 x 128 +3% / +3.5%, 64 x
-         * 72 +4.5%; with live_pairs' loads: 64 x 64 +4.5%, 48 x 64 +5%, 32 x
-         * 64 +10%; perf/NOTES-qr-gpu.md attempt 30) */
+         * multiply-adds (live_pairs): 2 with halves, 1 without (this alone
+         * 1.03-1.045x at 64 x 128 and 64 x 72; with live_pairs' loads
+         * 1.045-1.1x at 64 x 64, 48 x 64, 32 x 64) */
         constexpr int DA = M == 64 && C == 1 ? (H == 2 ? 2 : 1) : 4 / C;
         R sg = R(0), db = R(0), d[C][DA], tau = R(0), scal = R(0), beta = R(0), b0 = R(0);
         /* f(i, (x_i, x_i+1)) over live_rows; RB: x from xv */
@@ -513,13 +510,19 @@ template <typename R, int M, int L, int H, int C = 1> cudaError_t bsq_launch_hh_
 {
     const int64_t per = 128 / (H * L), blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    if (pair) bsq_k_hh<R, M, L, H, BSQ_LD_PAIR, C><<<(unsigned)blocks, 128, 0, st>>>(a);
-    else bsq_k_hh<R, M, L, H, BSQ_LD_ROW, C><<<(unsigned)blocks, 128, 0, st>>>(a);
+    if constexpr (M == 32 && C == 2) { /* interleaved A only (qr_dispatch.cuh): no copy with pair loads */
+        if (pair) return cudaErrorNotSupported;
+    } else if (pair) {
+        bsq_k_hh<R, M, L, H, BSQ_LD_PAIR, C><<<(unsigned)blocks, 128, 0, st>>>(a);
+        return cudaGetLastError();
+    }
+    bsq_k_hh<R, M, L, H, BSQ_LD_ROW, C><<<(unsigned)blocks, 128, 0, st>>>(a);
     return cudaGetLastError();
 }
 
-/* The launch for one gels call: its bucket (M, L, H, C), qr_hh_d.cu */
-template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, cudaStream_t st);
-extern template cudaError_t bsq_launch_hh<double>(const bsq_args<double> &, cudaStream_t);
+/* The launch of the bucket (M, L, H, C) and loads that qr_dispatch.cuh
+ * chose for one gels call, qr_hh_d.cu */
+template <typename R> cudaError_t bsq_launch_hh(const bsq_args<R> &a, const bsq_choice &c, cudaStream_t st);
+extern template cudaError_t bsq_launch_hh<double>(const bsq_args<double> &, const bsq_choice &, cudaStream_t);
 
 #endif

@@ -1,11 +1,10 @@
 /*
  * qr_pair.cuh -- the team kernel's Sameh-Kuck steps taken two at a time:
- * FP64 gels with one right-hand side, n <= 64, m <= 128 (qr.cu's dispatch
- * gives it m > 64 with 40 <= n <= 56 outside the Householder kernel of
- * qr_hh.cuh (m = 65..71), and m <= 64 with n >= 33 where that is off,
- * where it measured faster than the team kernel), where the team
- * kernel (qr_team.cuh) loads and stores every rotated entry once per step
- * (perf/NOTES-qr-gpu.md attempt 25).
+ * FP64 gels with one right-hand side, 2 <= m <= 128, n <= 64
+ * (qr_dispatch.cuh gives it m = 65..71 with 40 <= n <= 56, outside the
+ * Householder kernel of qr_hh.cuh, and m <= 64 with n >= 33 where that is
+ * forced off: where it ran faster than the team kernel), whose
+ * (qr_team.cuh) steps load and store every rotated entry once per step.
  *
  * A block of TC * SEG threads (TC = 32 or 64 column slots, SEG = 1, 2 or 4
  * threads per column) owns one system, [A b] in shared memory as in the
@@ -44,10 +43,6 @@
 #include <type_traits>
 
 #include "qr_team.cuh"
-
-#ifndef BSQ_PAIR_FAST /* 0: bsq_rot everywhere (A/B builds) */
-#define BSQ_PAIR_FAST 1
-#endif
 
 template <typename R, int TC, int SEG>
 __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
@@ -207,12 +202,8 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
             __syncthreads();
         }
     };
-#if BSQ_PAIR_FAST
     factor(std::true_type{});
     if (!__syncthreads_and(ok)) factor(std::false_type{});
-#else
-    factor(std::false_type{});
-#endif
 
     /* rank: the first column j with |R(j,j)| <= m eps ||R(0:j,j)||, the
      * squares taken after a power-of-two scaling of the column */
@@ -247,9 +238,10 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
     }
 }
 
-/* Launches the pair kernel (FP64 gels, nrhs = 1, n <= 64, m <= 128; qr.cu's
- * dispatch decides where); cudaErrorNotSupported for shapes it cannot take. */
-template <typename R> cudaError_t bsq_launch_pair(const bsq_args<R> &a, cudaStream_t st);
-extern template cudaError_t bsq_launch_pair<double>(const bsq_args<double> &, cudaStream_t);
+/* Launches the pair kernel (FP64 gels, nrhs = 1, n <= 64, m <= 128) with
+ * the column slots and threads per band of qr_dispatch.cuh's choice c;
+ * cudaErrorNotSupported for shapes it cannot take. */
+template <typename R> cudaError_t bsq_launch_pair(const bsq_args<R> &a, const bsq_choice &c, cudaStream_t st);
+extern template cudaError_t bsq_launch_pair<double>(const bsq_args<double> &, const bsq_choice &, cudaStream_t);
 
 #endif

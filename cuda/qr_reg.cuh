@@ -189,11 +189,8 @@ __global__ void __launch_bounds__(128) bsq_k_reg(const bsq_args<R> a)
  * one block per rotation; here the rotations of a step are independent and
  * the whole factorization is one block of straight-line code that the
  * scheduler interleaves.  Rows are loaded where they are first needed (row
- * i at step M-2-i; the compiler is free to hoist them).  H100, 2026-11-26,
- * FP64 gels, systems/s, column order -> wavefront: 4x8 (n x m) 4.24e9 ->
- * 5.82-5.89e9, 4x12 2.37e9 -> 3.41e9, 4x16 1.37e9 -> 2.76e9, 8x8 2.28e9 ->
- * 2.85e9; but 4x4 1.82e10 -> 1.59e10 (H200; at 86% of the copy floor
- * already), so not there (qr.cu).
+ * i at step M-2-i; the compiler is free to hoist them).  qr_dispatch.cuh
+ * gives it the FP64 buckets with M > 4, where it ran 1.25-2x column order.
  *
  * The power-of-two scaling needs max |A| before the first rotation, which
  * the lazy loads do not know: the fast pass runs unscaled and tracks the
@@ -203,11 +200,10 @@ __global__ void __launch_bounds__(128) bsq_k_reg(const bsq_args<R> a)
  * b twice.  Both take the team kernel's scaling decisions, so the result
  * is the same whichever runs.
  *
- * Tried and not kept (perf/NOTES-qr-gpu.md attempt 12): general copies
- * (padded rows made identities by selects, padded columns as exact
- * identities) -- they spill and ran 1.2-1.4x slower than column order; and
- * 16 x 8 (n x m 8 x 16), about 90 doubles live at the peak: 255 registers,
- * 8 warps per SM, 0.85x the column-per-lane kernel. */
+ * No copy for the general shapes of a bucket (padded rows made identities
+ * by selects, padded columns as exact identities): they spill, 0.7-0.8x
+ * column order; and no 16 x 8 bucket (n x m 8 x 16): about 90 doubles live
+ * at the peak, 255 registers, 0.85x the column-per-lane kernel. */
 template <typename R> struct bsq_hw;
 template <> struct bsq_hw<double> {
     static __device__ __forceinline__ unsigned key(double x) { return (unsigned)__double2hiint(x) & 0x7fffffffu; }

@@ -41,18 +41,18 @@
  * from about 32 x 32), keeps ~16 warps per SM busy for small systems and
  * gives large ones 32 lanes of parallel rotations.  Systems so large that
  * a warp each leaves few warps per SM (128 x 64: 68 KiB, 3 per SM) get a
- * team of T = 64..256 lanes, a whole block: its barriers are the block's,
+ * team of T = 128 or 256 lanes (64 by force), a whole block: its barriers are the block's,
  * its reductions meet in shared memory, and in the apply phase the lanes
  * of each warp take the columns while the warps share out the step's
  * row pairs.
  * (The shapes that do fit -- gels with nrhs = 1 and geqrf for m <= 16,
  * n <= 4 and 8 x 8, more in FP32 -- go to the register kernel of
- * qr_reg.cuh instead; qr.cu's bsq_reg_bucket decides.  gels with nrhs = 1
- * and m <= 64, n <= 32 outside those goes to the column-per-lane kernel
- * of qr_warp.cuh, bsq_warp_bucket; FP64 gels with nrhs = 1 at m <= 64
- * and 80 <= m <= 128 (72 <= m with n > 16) to the Householder kernel of
- * qr_hh.cuh, bsq_hh_takes, and at 65 <= m <= 71 with 40 <= n <= 56 to this
- * kernel's steps taken in pairs, qr_pair.cuh.)
+ * qr_reg.cuh instead.  gels with nrhs = 1 and m <= 64, n <= 32 outside
+ * those goes to the column-per-lane kernel of qr_warp.cuh; FP64 gels with
+ * nrhs = 1 at m <= 64 and 80 <= m <= 128 (72 <= m with n > 16) to the
+ * Householder kernel of qr_hh.cuh, and at 65 <= m <= 71 with 40 <= n <= 56
+ * to this kernel's steps taken in pairs, qr_pair.cuh.  qr_dispatch.cuh
+ * decides, and says why.)
  *
  * geqrs: a thread per system, b in (thread-local, L1-cached) memory, the
  * rotations and R read from the interleaved factors with coalesced loads.
@@ -63,8 +63,7 @@
 #include <float.h>
 
 #include "common.cuh"
-
-enum { BSQ_GELS = 0, BSQ_GEQRF = 1 };
+#include "qr_dispatch.cuh" /* BSQ_GELS, BSQ_GEQRF, struct bsq_choice */
 
 template <typename R> struct bsq_args {
     const R *A; bsi_view va;
@@ -76,7 +75,7 @@ template <typename R> struct bsq_args {
     int m, n, nrhs;
     int nbp;                   /* right-hand sides per pass (gels) */
     int ldm, mstride;          /* shared-memory geometry of a system */
-    int a_il, b_il;            /* A, B INTERLEAVED (register-kernel dispatch, qr.cu) */
+    int a_il, b_il;            /* A, B INTERLEAVED (qr_dispatch.cuh) */
     int nsm;                   /* the device's SMs (gels: qr_hh.cuh's order of systems) */
 };
 
@@ -407,24 +406,19 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
          * 13.0 (ptxas, sm_90) miscompiled the trip count of the unrolled
          * rotation loop (bounds from min/max chains: a VIMNMX3 took n where
          * the PTX has -n), running rotations past jhi -- wrong results and
-         * out-of-range shared-memory reads (compute-sanitizer, 2026-11-22). */
+         * out-of-range shared-memory reads (found by compute-sanitizer). */
         /* The apply phase's lanes over columns (KW of them) take A's
          * columns only: B's rows are rotated in the rotation phase, by the
          * lane that has c and s.  As columns B's, the rightmost, had the
          * most rows to rotate, and at n = 64 a round of the column loop of
-         * their own for one lane of each warp (H200, 2026-11-26, gels nrhs
-         * = 1 systems/s: 64x128 1.03e6 -> 1.2e6, 32x128 2.8e6 -> 3.7e6,
-         * 16x128 8.1e6 -> 8.8e6; 48x48, 24x128 and 48x128 2-3% slower). */
+         * their own for one lane of each warp: 1.09-1.32x (gels nrhs = 1,
+         * 16x128 .. 64x128), 0.97-0.98x at a few shapes (48x48, 24x128,
+         * 48x128). */
         /* U: pairs per chunk of the column loop.  Teams of several warps
          * share a band out by chunks, so smaller chunks even out the warps'
-         * shares before each barrier (H200, 2026-11-26, systems/s, U = 4 ->
-         * 2: 64x128 1.2e6 -> 1.33e6, 32x128 3.67e6 -> 4.16e6, 64x64 3.56e6
-         * -> 3.92e6, 57x57 4.81e6 -> 5.2e6).  U = 1 for teams of 8 warps
-         * (H100, 2026-11-26, three alternating runs, IL / CM, U = 2 -> 1:
-         * 64x128 1.34-1.35e6 -> 1.40e6 / 1.43e6 -> 1.48-1.49e6, 48x128
-         * 1.81e6 -> 1.85-1.86e6 / 1.93-1.94e6 -> 1.97-1.98e6), not for 4
-         * (48x64 5.20-5.23e6 -> 5.13-5.16e6 / 5.46-5.48e6 -> 5.31-5.33e6;
-         * 64x64 and 32x128 within 1%). */
+         * shares before each barrier (U = 2 ran 1.08-1.13x U = 4 at 57x57
+         * .. 64x128).  U = 1 for teams of 8 warps (1.02-1.04x U = 2 at
+         * 48x128, 64x128), not for 4 (0.97-0.99x at 48x64). */
         constexpr int KW = T > 32 ? 32 : T, G = T / KW, U = T > 128 ? 1 : T > 32 ? 2 : 4;
 #pragma unroll 1
         for (int t = 0; t < nsteps; t++) {

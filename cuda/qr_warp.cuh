@@ -1,9 +1,9 @@
 /*
  * qr_warp.cuh -- column-per-lane QR kernel: gels with one right-hand side
  * and m <= 64, n <= 32 outside the register kernel's buckets (qr_reg.cuh),
- * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr.cu's bsq_warp_bucket
- * decides); in FP64 only where the Householder kernel of qr_hh.cuh, which
- * takes FP64's m <= 64 since 2026-11-27, is turned off (BSOLVE_QR_HH=0).
+ * e.g. 16 x 8, 16 x 16, 32 x 16, 32 x 32, 64 x 32 (qr_dispatch.cuh's
+ * bsq_warp_bucket decides); in FP64 only where the Householder kernel of
+ * qr_hh.cuh, which takes FP64's m <= 64, is forced off.
  * Rotation formula (bsq_rot), scaling, rank test and non-finite handling
  * are those of the team kernel (qr_team.cuh), which stays the reference and
  * takes every other shape, geqrf and nrhs > 1 included.
@@ -11,13 +11,10 @@
  * A team of L lanes (L = 8, 16 or 32: 4, 2 or 1 systems per warp) owns
  * one system.  Lane k holds column k of A (rows 0..M-1, M = 16, 32 or 64 a
  * compile-time bucket, rows m..M-1 zero) in registers (M = 64: about 170
- * registers in FP64, 3 blocks of 4 warps per SM).  (Teams of 64 lanes, two
- * warps, took n = 49..64 until 2026-11-26: the team kernel's blocks of
- * warps then ran 1.14-1.37x faster at every such shape measured, see
- * qr.cu.)  b
- * needs no lane of its own (n = L columns plus b fit the team): it flows
- * through the lanes with the rotations, two rows in each lane at a time
- * (see the step loop).
+ * registers in FP64, 3 blocks of 4 warps per SM).  n > 32 is the team
+ * kernel's (qr_dispatch.cuh says why).  b needs no lane of its own (n = L
+ * columns plus b fit the team): it flows through the lanes with the
+ * rotations, two rows in each lane at a time (see the step loop).
  *
  * A lane may hold C = 2 columns instead of one (columns 2k and 2k+1, teams
  * of half the lanes for the same n): each step then has two independent
@@ -64,7 +61,7 @@
  *
  * Memory: straight global loads through bsi_view (lane k of a team reads
  * column k -- two rows per load for suitable column-major A, LD =
- * BSQ_LD_PAIR, see qr.cu's bsq_warp_ld -- and rows k, k+L, .. of b, which
+ * BSQ_LD_PAIR, see qr_dispatch.cuh -- and rows k, k+L, .. of b, which
  * go to shared memory for lane 0),
  * all issued before the first use; each lane writes x_k, the residual rows
  * (from shared memory) are spread over the lanes.
@@ -91,29 +88,16 @@ template <int L, typename V> __device__ __forceinline__ V bsq_sum(V v)
 /* Warps per block (NW) and the period, in steps, of a barrier over the
  * block's warps (SY, 0: none), per (M, L, C) bucket.  The straight-line step
  * code is 70-520 KB, far beyond the instruction caches: warps that run it
- * in step with each other share their fetches.  H100, 2026-11-26, ours
- * IL systems/s, three alternating runs, NW 4 SY 0 -> NW 8 SY 8: 16x16
- * 2.63-2.68e8 -> 2.82-2.86e8, 13x16 2.89-2.92e8 -> 3.07-3.1e8; SY 8 at
- * M = 64: 32x64 1.09-1.12e7 -> 1.13e7 (the FULL copy then takes 182
- * registers instead of 255, with the same 8 warps per SM).  Within 2%
- * either way or slower elsewhere (8x16, 16x32, 32x32 with NW 4, 7, 8, 14
- * or 16 and SY 2, 4 or 8), so those keep NW 4 and no barrier.  Register
- * bounds measured no better either: M = 16 at 8 blocks per SM (64
- * registers instead of 70-72) and M = 32 at 5 (96 instead of 122), each
- * within 2% either way, with small spills (H100, 2026-11-25).  Two columns
- * per lane (16 x 8 with teams of 4 lanes, 124 registers): blocks of 8
- * warps with SY 8 ran 0.75x NW 4 (H200); a bound of 96 registers (5 blocks
- * per SM, ~200 bytes spilled) 1.04-1.05x on an H200 but 0.92x on an H100
- * (8x16 7.93-7.97e8 against 8.58-8.62e8, 2026-11-26), so no bound. */
+ * in step with each other share their fetches.  NW 8 with SY 8 ran 1.06x
+ * NW 4 without a barrier at M = 16, L = 16 (16x16, 13x16), and SY 8 1.03x
+ * at M = 64 (32x64; the FULL copy then takes 182 registers instead of 255,
+ * with the same 8 warps per SM); elsewhere other NW and SY ran within 2% or
+ * slower, and so did register bounds (small spills).  Two columns per lane
+ * (124 registers): NW 8 with SY 8 ran 0.75x, a bound of 96 registers 0.92x
+ * on an H100 (1.04x on an H200), so neither. */
 template <int M, int L, int C> __host__ __device__ constexpr int bsq_warp_nw() { return M == 16 && L == 16 && C == 1 ? 8 : 4; }
 template <int M, int L, int C> __host__ __device__ constexpr int bsq_warp_sy() { return C > 1 ? 0 : M == 16 && L == 16 ? 8 : M == 64 ? 8 : 0; }
 
-#ifndef BSQ_WARP_FAST /* 0: bsq_rot on every bucket (A/B builds) */
-#define BSQ_WARP_FAST 1
-#endif
-#ifndef BSQ_WARP_WHOLE /* 0: no unscaled first pass (A/B builds) */
-#define BSQ_WARP_WHOLE BSQ_WARP_FAST
-#endif
 /* How a lane gets its columns of A (the LD parameter): */
 enum {
     BSQ_LD_ROW = 0, /* a row per load, any layout */
@@ -160,21 +144,14 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
      * at every step); a lane that meets operands outside [rtmin, rtmax]
      * (other than f = g = 0) clears ok, and the warp then factors its
      * systems again from the loads with bsq_rot (FASTP false).  No branch
-     * per step, where the per-step vote of L * C = 8 cost the straight-line
-     * code 4-7% at 16 and 32 columns (attempt 11).  H100, 2026-11-26, three
-     * alternating runs, systems/s, IL / CM, without -> with: 16x32
-     * 1.13-1.15e8 -> 1.19-1.20e8 / 1.25-1.26e8 -> 1.37-1.39e8, 12x32
-     * 1.20-1.23e8 -> 1.31-1.32e8 / 1.40-1.43e8 -> 1.46-1.48e8, 32x32
-     * 4.03-4.06e7 -> 4.14-4.17e7 / 4.49-4.61e7 -> 4.82-4.91e7, 30x32, 24x32,
-     * 17x32 +1-3% / +2-6%; but 16x16 2.74-2.79e8 -> 2.71-2.75e8 and 13x16
-     * 3.05e8 -> 2.97-2.98e8 (interleaved): so at M = 32, and at M = 64 on
-     * the FULL 64 x 32 copy only (three alternating runs, IL / CM: 32x64
-     * 1.11-1.12e7 -> 1.17-1.18e7 / 1.13-1.16e7 -> 1.21e7; with it, the
-     * general 64 x 32 copy lost 3-5% at 20x64 and 24x64, and the FULL
-     * 64 x 16 one 3.5% at 16x64 interleaved; the FULL 64 x 32 copy spills
-     * 88-104 bytes with it and is still faster).  In place of the per-step
-     * vote of 8 columns it cost 8x16 19% interleaved (attempt 17). */
-    constexpr bool WHOLE = BSQ_WARP_WHOLE && L * C >= 16 && (M == 32 || (M == 64 && FULL && L * C == 32));
+     * per step, where a per-step vote (as at L * C = 8 below) cost the
+     * straight-line code 4-7% at 16 and 32 columns.  It ran 1.01-1.1x
+     * (16x32, 12x32, 32x32 and down to 17x32) at M = 32 and 1.05x on the
+     * FULL 64 x 32 copy (which spills about 100 bytes with it and is still
+     * faster); 0.97-0.98x at M = 16 with 16 columns, 0.95-0.97x on the
+     * general 64 x 32 and the FULL 64 x 16 copies, and 0.84x in place of
+     * the per-step vote at 8 columns: so only where WHOLE says. */
+    constexpr bool WHOLE = L * C >= 16 && (M == 32 || (M == 64 && FULL && L * C == 32));
     int nf, ok = 1;
     R sa, sb, bg[C], bo[C];
     auto factor = [&](auto fastc) __attribute__((always_inline)) {
@@ -263,9 +240,9 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
      * jlo..jhi of the bucket's step, real or not, with no branch per
      * rotation.  Otherwise the applies stop at the last real rotation (a
      * warp-uniform break per rotation: it costs the branch and, at the
-     * loop's exit, register moves).  H100, general copies at M = 32: 1.11x
-     * (32x32, 30x32), 1.13x (17x32), 1.12x (16x20) with IDN; at M = 64
-     * (24x48) 0.83x: 210 registers instead of 168, 8 warps per SM. */
+     * loop's exit, register moves).  IDN ran 1.11-1.13x on the general
+     * copies at M = 32 (32x32, 17x32, 16x20), but 0.83x at M = 64 (24x48:
+     * 210 registers instead of 168, 8 warps per SM). */
     constexpr bool IDN = !FULL && M <= 32;
     /* b flows through the team instead of being replicated (which cost M
      * registers and 4 operations per rotation in every lane).  At step t
@@ -310,11 +287,10 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
             if (!FULL) {
                 /* f by a select tree on the bits of k - klo: nk - 1 selects for
                  * the step's nk candidates, not a compare and a select for each
-                 * (lanes outside klo..khi get one of them, unused).  H100,
-                 * general copies: 8x16 1.06x, 16x16 1.02x, 16x32 1.03x, 32x32
-                 * 1.03x, 24x48 1.07x.  The FULL copies (M = 64) keep the
-                 * compares, which ptxas merges with the previous step's applies
-                 * (as in a FULL copy's SASS; the tree is not measured there). */
+                 * (lanes outside klo..khi get one of them, unused): 1.02-1.07x
+                 * on the general copies.  The FULL copies (M = 64) keep the
+                 * compares, which ptxas merges with the previous step's
+                 * applies (as in a FULL copy's SASS). */
                 /* nk <= M/(2C): a step's rotations are two rows apart */
                 constexpr int NK = L < M / (2 * C) ? L : M / (2 * C);
                 const int nk = khi - klo + 1, d = k - klo;
@@ -347,15 +323,11 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
          * operations on the same operands as bsq_rot's, without the
          * predicated scaling and zero-case code that bsq_rot runs on every
          * lane whether needed or not; otherwise bsq_rot.  At 8 columns per
-         * team only: H100, 2026-11-26, ours IL
-         * systems/s, three alternating runs, bsq_rot -> fast path: 8x16
-         * 7.4-7.5e8 -> 7.6-7.7e8, 8x32 3.0e8 -> 3.3e8, 6x24 and 8x24
-         * +11-12%, 5x32 +15%; on the other buckets 16x32 1.10-1.15e8 ->
-         * 1.02-1.03e8 and 32x32, 30x32, 24x32, 17x32 4-7% slower (a branch
-         * per step splits the straight-line code that ptxas schedules
-         * across steps; perf/NOTES-qr-gpu.md attempt 11).  With two columns
-         * per lane (8x16) it measured 1.05-1.06x bsq_rot (H200, attempt 13). */
-        if constexpr (BSQ_WARP_FAST && M <= 32 && L * C == 8) {
+         * team only, where it ran 1.02-1.15x bsq_rot (8x16, 8x32, 6x24,
+         * 5x32; two columns per lane 1.05x); on the larger buckets
+         * 0.9-0.96x: a branch per step splits the straight-line code that
+         * ptxas schedules across steps (WHOLE instead, above). */
+        if constexpr (M <= 32 && L * C == 8) {
             bool in = true;
 #pragma unroll
             for (int e = 0; e < C; e++) {
@@ -533,14 +505,9 @@ template <typename R, int M, int L, int C, int LD> cudaError_t bsq_launch_warp_t
     const int64_t blocks = (a.count + per - 1) / per;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     /* Without its guards the compiler schedules more loads ahead, and the
-     * FULL copy takes more registers (FP64: 16x16 128 instead of 72, 32x16
-     * 138 / 122, 32x32 168 / 120, 64x32 255 / 168).  H100, FULL over the
-     * general copy: 8x64 1.14x, 16x64 1.25x, 32x64 1.25x (M = 64, where the
-     * general copy keeps its per-rotation break); at M <= 32, against the
-     * branch-free general copy (IDN), 8x16 1.02x, 8x32 0.95x, 16x16 0.96x,
-     * 16x32 0.86x, 32x32 0.8x: the registers cost warps (bounding them
-     * spills: 260 bytes at 32x32 for 128 registers).  So FULL copies at
-     * M = 64 only. */
+     * FULL copy takes more registers (FP64: 16x16 128 instead of 72, 32x32
+     * 168 / 120, 64x32 255 / 168): worth it at M = 64 only, where the
+     * general copy keeps its per-rotation break (qr_dispatch.cuh). */
     constexpr bool has_full = M == 64 && LD == BSQ_LD_ROW;
     if constexpr (has_full) {
         if (full) {
@@ -554,10 +521,9 @@ template <typename R, int M, int L, int C, int LD> cudaError_t bsq_launch_warp_t
 
 /* The (M, L, C) buckets, instantiated in qr_warp_d.cu / qr_warp_s.cu (compiled
  * in parallel, and not again when only qr.cu changes); two columns per lane
- * in FP64 only, where they were measured (qr.cu's bsq_warp_bucket); the
- * copies that read column-major A two rows per load (LD = BSQ_LD_PAIR) in
- * qr_warp_dv.cu, FP64 at M <= 32 only, where they were measured
- * (qr.cu's bsq_warp_ld). */
+ * in FP64 only, and the copies that read column-major A two rows per load
+ * (LD = BSQ_LD_PAIR, qr_warp_dv.cu) in FP64 at M <= 32 only, where
+ * qr_dispatch.cuh chooses them. */
 #define BSQ_WARP_BUCKETS(X, R)                                                                                 \
     X(R, 16, 8, 1, 0) X(R, 16, 16, 1, 0) X(R, 32, 8, 1, 0) X(R, 32, 16, 1, 0) X(R, 32, 32, 1, 0) X(R, 64, 8, 1, 0) \
     X(R, 64, 16, 1, 0) X(R, 64, 32, 1, 0)

@@ -13,6 +13,8 @@
  * random inputs in [-1, 1] (never 0), B restored before every run.
  * Prints a table, writes bench_gpu.csv (and lu_gpu.png through
  * perf/plot_gpu.gp when gnuplot is installed) in $BSOLVE_BENCH_DIR (default .).
+ * BSOLVE_BENCH_FORCE (e.g. LU_WARP=1): kernel choices forced on the
+ * context (perf/bench_force.h), named in the CSV's first line.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -29,6 +31,7 @@
 
 #include "batchsolve.h"
 #include "bench_cuda.h"
+#include "bench_force.h"
 
 #define CB(x)                                                                  \
     do {                                                                       \
@@ -234,9 +237,11 @@ int main()
         return 0;
     }
     BS(s);
+    const std::string force = bench_force(ctx);
     cudaDeviceProp prop;
     CU(cudaGetDeviceProperties(&prop, 0));
-    printf("device: %s, %d SMs, %.0f GB\n", prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1e9);
+    printf("device: %s, %d SMs, %.0f GB; kernels: %s\n", prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1e9,
+           force.c_str());
     cublasHandle_t h;
     CB(cublasCreate(&h));
     bandwidth(mb);
@@ -257,7 +262,8 @@ int main()
     std::string csv = out + "/bench_gpu.csv";
     FILE *f = fopen(csv.c_str(), "w");
     if (f) {
-        fprintf(f, "# device %s; D2D %.1f GB/s, H2D %.1f GB/s, D2H %.1f GB/s\n", prop.name, g_d2d, g_h2d, g_d2h);
+        fprintf(f, "# device %s; D2D %.1f GB/s, H2D %.1f GB/s, D2H %.1f GB/s; kernels %s\n", prop.name, g_d2d, g_h2d,
+                g_d2h, force.c_str());
         fprintf(f, "prec,n,variant,batch,ms,systems_per_s,GB_per_s,pct_floor,ratio_cublas\n");
         for (auto &r : rows)
             fprintf(f, "%s,%d,%s,%lld,%.4f,%.6g,%.2f,%.1f,%.2f\n", r.prec.c_str(), r.n, r.variant.c_str(), r.batch, r.ms,

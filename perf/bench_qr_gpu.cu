@@ -14,9 +14,12 @@
  * B restored before every run.  The floor is es*(m*n + 2m) bytes per
  * system (A and b read, x written) over the measured D2D bandwidth.  Our x
  * is compared with cuBLAS's on the first 1000 systems (maxrel column).
- * BSOLVE_BENCH_OURS=1: only our dgels on interleaved input (team-size
- * sweeps through BSOLVE_QR_TEAM), =2 on both layouts; BSOLVE_BENCH_SHAPES="16x16,32x64" (n x m, any shape) picks
- * shapes.  Writes bench_qr_gpu.csv in $BSOLVE_BENCH_DIR (default .).
+ * BSOLVE_BENCH_OURS=1: only our dgels on interleaved input, =2 on both
+ * layouts, appended to the CSV (sweeps of BSOLVE_BENCH_FORCE, e.g.
+ * QR_TEAM=64: kernel choices forced on the context, perf/bench_force.h);
+ * BSOLVE_BENCH_SHAPES="16x16,32x64" (n x m, any shape) picks shapes.
+ * Writes bench_qr_gpu.csv in $BSOLVE_BENCH_DIR (default .); its column
+ * "team" is the forced choices ("auto": the dispatch table's).
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -31,9 +34,11 @@
 
 #include "batchsolve.h"
 #include "bench_cuda.h"
+#include "bench_force.h"
 
 static double g_d2d = 0;
 static FILE *csv;
+static std::string g_force = "auto"; /* BSOLVE_BENCH_FORCE's label */
 
 static void bench(bsolve_ctx *ctx, cublasHandle_t h, int m, int n, size_t mb, bool ours_only, bool ours_cm)
 {
@@ -112,15 +117,15 @@ static void bench(bsolve_ctx *ctx, cublasHandle_t h, int m, int n, size_t mb, bo
             t_lu = time_ms([&] { BS(bsolve_dgesv(ctx, BSOLVE_PIVOT_PARTIAL, n, 1, batch, A, lil, B, lil, info)); return true; }, rB);
     }
     auto sps = [&](double ms) { return ms > 0 ? batch / (ms * 1e-3) : NAN; };
-    const char *team = getenv("BSOLVE_QR_TEAM");
+    const bool forced = g_force != "auto";
     printf("| %2d | %3d | %8lld | %9.3g | %4.0f%% | %9.3g | %9.3g | %9.3g | %6.1fx | %6.1fx | %9.3g | %9.3g | %5s | %7.2g |%s%s\n", n,
            m, (long long)batch, floor_sps, 100.0 * sps(t_il) / floor_sps, sps(t_il), sps(t_cm), sps(t_cg),
            t_cg > 0 ? t_cg / t_il : NAN, t_cg > 0 && t_cm > 0 ? t_cg / t_cm : NAN, sps(t_cq), sps(t_lu),
-           t_lu > 0 ? (std::to_string(t_il / t_lu).substr(0, 4) + "x").c_str() : "-", maxrel, team ? " T=" : "",
-           team ? team : "");
+           t_lu > 0 ? (std::to_string(t_il / t_lu).substr(0, 4) + "x").c_str() : "-", maxrel, forced ? " " : "",
+           forced ? g_force.c_str() : "");
     fflush(stdout);
     if (csv)
-        fprintf(csv, "%d,%d,%lld,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g\n", n, m, (long long)batch, team ? team : "auto",
+        fprintf(csv, "%d,%d,%lld,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g\n", n, m, (long long)batch, g_force.c_str(),
                 sps(t_il), sps(t_cm), sps(t_cg), sps(t_cq), sps(t_lu), floor_sps, maxrel);
     cudaFree(A); cudaFree(Acm); cudaFree(Aw); cudaFree(B0); cudaFree(B); cudaFree(Bcm); cudaFree(Bw);
     cudaFree(tau); cudaFree(info); cudaFree(dinfo); cudaFree(pA); cudaFree(pB); cudaFree(pT);
@@ -140,6 +145,7 @@ int main()
         return 0;
     }
     BS(s);
+    g_force = bench_force(ctx);
     cudaDeviceProp prop;
     CU(cudaGetDeviceProperties(&prop, 0));
     cublasHandle_t h;

@@ -1,8 +1,11 @@
 /*
- * tune_team.cu -- picks the team size T of the register LU kernel
- * (cuda/lu_small.cuh) for a few orders: FP64 gesv PARTIAL on ~1 GB of
- * interleaved device data, the default T against alternatives, with the
- * registers and local memory (spills) of each instantiation.
+ * tune_team.cu -- the team size T of the register LU kernel
+ * (cuda/lu_small.cuh) for a few orders, the measurement behind
+ * bsi_lu_team() in cuda/lu_dispatch.cuh: FP64 gesv PARTIAL on ~1 GB of
+ * interleaved device data, the table's T against alternatives, with the
+ * registers and local memory (spills) of each instantiation.  T is a
+ * template argument, so the kernels are launched directly, not through a
+ * forced choice.
  * Not part of make bench; built and run by perf/device-run.sh when TUNE=1.
  */
 #include <cstdio>

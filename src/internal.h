@@ -32,7 +32,15 @@ struct bsi_cuda; /* the CUDA backend's state, defined in cuda/ */
 enum bsi_force_knob {
     /* -- CPU backend -- */
     /* -- CUDA dense LU -- */
+    BSI_FORCE_LU_WARP,     /* row-per-lane kernel: 1 never; 2 every gesv nrhs = 1 and getrf with 9 <= n <= its largest bucket, FULL too */
     /* -- CUDA QR -- */
+    BSI_FORCE_QR_REG,      /* register kernel: 1 never */
+    BSI_FORCE_QR_HH,       /* Householder kernel: 1 never; 2 every FP64 gels nrhs = 1 it can take (m = 65..79 too) */
+    BSI_FORCE_QR_HH_C,     /* Householder kernel's lanes: 1 one column each everywhere */
+    BSI_FORCE_QR_WARP,     /* column-per-lane kernel: 1 never */
+    BSI_FORCE_QR_PAIR,     /* paired-step kernel: 1 never; 2 every FP64 gels nrhs = 1 that reaches it (n <= 64) */
+    BSI_FORCE_QR_PAIR_SEG, /* paired-step kernel's threads per column band: 1, 2 or 4 */
+    BSI_FORCE_QR_TEAM,     /* team kernel's lanes per system: 1, 2, 4, ..., 256 (a smaller T where the system cannot fit) */
     /* -- CUDA tridiagonal -- */
     BSI_FORCE_COUNT
 };

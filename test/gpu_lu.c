@@ -13,6 +13,10 @@
  *   - bsolve_?convert between every pair of layouts, host and device.
  * Sizes: n over every size class (1..128), batches 1, 7, 1000+ (not a
  * multiple of 32) and 10^7 systems of order 4 (10^6 with BSOLVE_TEST_QUICK=1).
+ * Then, on n = 9..64 (quick settings), the kernel choices forced on the
+ * context (bsi_test_force): without the row-per-lane kernel (lu_warp.cuh),
+ * and with it on every order it has a bucket for.  BSOLVE_TEST_CONFIG=0
+ * runs the table's kernels only, =1 or =2 one forced configuration only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -27,12 +31,14 @@
 #include "batchsolve.h"
 #include "gpu_check.h"
 #include "gpu_dense.h"
+#include "internal.h" /* bsi_test_force */
 
 #ifndef HAVE_CUDART
 int main(void) { return gpu_check_skip_main(); }
 #else
 
 static int quick, sanitize; /* BSOLVE_TEST_QUICK, BSOLVE_TEST_SANITIZE (smaller still) */
+static const char *g_cfg = ""; /* the forced configuration running (main), "" for the table's */
 
 static bsolve_status gesv(bsolve_ctx *c, int dbl, bsolve_pivot pv, int64_t n, int64_t nrhs, int64_t batch,
                           const void *A, bsolve_layout la, void *B, bsolve_layout lb, int32_t *info)
@@ -90,9 +96,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     const size_t es = dbl ? 8 : 4;
     bsolve_layout la = mk(ka, pad, n, n, batch), lb = mk(kb, pad, n, nrhs, batch);
     const size_t sa = span(la, n, n, batch), sb = span(lb, n, nrhs, batch);
-    char desc[160];
-    snprintf(desc, sizeof desc, "%cgesv %s n=%d nrhs=%d batch=%lld A=%s B=%s pad=%d", dbl ? 'd' : 's', pvname[pv], n,
-             nrhs, (long long)batch, kname[ka], kname[kb], pad);
+    char desc[240];
+    snprintf(desc, sizeof desc, "%s%s%cgesv %s n=%d nrhs=%d batch=%lld A=%s B=%s pad=%d", g_cfg, *g_cfg ? ": " : "",
+             dbl ? 'd' : 's', pvname[pv], n, nrhs, (long long)batch, kname[ka], kname[kb], pad);
     void *A = malloc(sa * es), *B = malloc(sb * es), *X0 = malloc(sb * es), *X1 = malloc(sb * es),
          *X2 = malloc(sb * es), *X3 = malloc(sb * es);
     int32_t *i0 = malloc(batch * 4), *i1 = malloc(batch * 4), *i2 = malloc(batch * 4), *i3 = malloc(batch * 4);
@@ -366,6 +372,24 @@ static void convert_cases(bsolve_ctx *cpu, bsolve_ctx *gpu)
             }
 }
 
+/* Every precision, pivoting and layout on the orders ns[0..nn-1]. */
+static void run_sizes(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, const int *ns, int nn)
+{
+    for (int dbl = 1; dbl >= (sanitize == 2 ? 1 : 0); dbl--)
+        for (int t = 0; t < nn; t++) {
+            const int n = ns[t];
+            const int64_t batch = sanitize ? 45 : quick ? (n <= 32 ? 201 : 37) : (n <= 16 ? 1031 : n <= 40 ? 263 : 45);
+            for (int pv = 0; pv < 3; pv++) {
+                /* every layout of A with a rotating layout of B, pads, nrhs 1 and 3 */
+                for (int ka = 0; ka < 3; ka++) {
+                    const int kb = (ka + t + pv) % 3;
+                    run_case(cpu, gpu, us, dbl, (bsolve_pivot)pv, n, (ka == 1 && !quick) ? 3 : 1, batch, ka, kb, (t + ka) % 2);
+                }
+                if (!quick || n <= 8) run_case(cpu, gpu, us, dbl, (bsolve_pivot)pv, n, 2, 1, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0);
+            }
+        }
+}
+
 int main(void)
 {
     const char *q = getenv("BSOLVE_TEST_QUICK");
@@ -373,6 +397,15 @@ int main(void)
     q = getenv("BSOLVE_TEST_SANITIZE");
     sanitize = q && *q && strcmp(q, "0") ? atoi(q) : 0;
     if (sanitize) quick = 1;
+    /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and both forced
+     * configurations (only the table's under BSOLVE_TEST_SANITIZE); 0 the
+     * table's only; 1 or 2 that forced configuration only */
+    q = getenv("BSOLVE_TEST_CONFIG");
+    const int only = q && *q && strcmp(q, "all") ? atoi(q) : -1;
+    if (only > 2 || only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0, 1 or 2\n", q);
+        return 1;
+    }
     bsolve_ctx *gpu = NULL, *cpu = NULL;
     bsolve_status s = bsolve_ctx_create(&gpu, BSOLVE_BACKEND_CUDA);
     if (s == BSOLVE_ENODEVICE) {
@@ -391,21 +424,35 @@ int main(void)
     static const int ns_race[] = {8, 12, 40};
     const int *ns = sanitize == 2 ? ns_race : sanitize ? ns_san : quick ? ns_quick : ns_full;
     const int nn = sanitize == 2 ? 3 : sanitize ? 6 : quick ? (int)(sizeof ns_quick / sizeof *ns_quick) : (int)(sizeof ns_full / sizeof *ns_full);
-    for (int dbl = 1; dbl >= (sanitize == 2 ? 1 : 0); dbl--)
-        for (int t = 0; t < nn; t++) {
-            const int n = ns[t];
-            const int64_t batch = sanitize ? 45 : quick ? (n <= 32 ? 201 : 37) : (n <= 16 ? 1031 : n <= 40 ? 263 : 45);
-            for (int pv = 0; pv < 3; pv++) {
-                /* every layout of A with a rotating layout of B, pads, nrhs 1 and 3 */
-                for (int ka = 0; ka < 3; ka++) {
-                    const int kb = (ka + t + pv) % 3;
-                    run_case(cpu, gpu, us, dbl, (bsolve_pivot)pv, n, (ka == 1 && !quick) ? 3 : 1, batch, ka, kb, (t + ka) % 2);
-                }
-                if (!quick || n <= 8) run_case(cpu, gpu, us, dbl, (bsolve_pivot)pv, n, 2, 1, BSOLVE_INTERLEAVED, BSOLVE_COL_MAJOR, 0);
-            }
-        }
-    convert_cases(cpu, gpu);
-    if (sanitize != 2) big_batch(cpu, gpu);
+    if (only <= 0) {
+        printf("== gpu_lu%s: the dispatch table's kernels\n", quick ? " (quick)" : "");
+        fflush(stdout);
+        run_sizes(cpu, gpu, us, ns, nn);
+        convert_cases(cpu, gpu);
+        if (sanitize != 2) big_batch(cpu, gpu);
+    }
+    /* The kernel choices forced on the context (bsi_test_force) after the
+     * table's run, on the orders where they change the kernel (the quick
+     * settings): the team and block kernels where the row-per-lane kernel
+     * runs by default, and the row-per-lane kernel on every order it has a
+     * bucket for, FULL included (buckets 10 and 12 in FP64, 10..16 in FP32,
+     * FP32 FULL 49..64: no default choice reaches them). */
+    static const int ns_forced[] = {9, 11, 12, 15, 16, 17, 24, 32, 40, 48, 49, 64};
+    static const struct { const char *what; int value; } configs[] = {
+        {"without the row-per-lane kernel", 1}, {"the row-per-lane kernel wherever it has a bucket", 2}};
+    const int quick0 = quick;
+    for (int c = 0; c < 2; c++) {
+        if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize)) continue;
+        quick = 1;
+        g_cfg = configs[c].what;
+        rs = 0x9e3779b97f4a7c15ULL;
+        CHECK(bsi_test_force(gpu, BSI_FORCE_LU_WARP, configs[c].value) == 0, "bsi_test_force");
+        printf("== gpu_lu (quick), configuration %d: %s\n", c + 1, configs[c].what);
+        fflush(stdout);
+        run_sizes(cpu, gpu, us, ns_forced, (int)(sizeof ns_forced / sizeof *ns_forced));
+        bsi_test_force(gpu, BSI_FORCE_LU_WARP, 0);
+    }
+    quick = quick0;
     CU(cudaStreamDestroy(us));
     bsolve_ctx_destroy(gpu);
     bsolve_ctx_destroy(cpu);

@@ -27,18 +27,23 @@
  * and FP64 column-major A with even and odd strides on the column-per-lane
  * kernel's row buckets up to 32 (its copies that load two rows at a time);
  * and a system with a column of tiny entries (1e-170) on its buckets.
- * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer; make
- * gpu-test also runs it with every shape forced onto the team kernel with
- * teams of 64 and 256 threads (BSOLVE_QR_REG=0 BSOLVE_QR_HH=0 BSOLVE_QR_WARP=0
- * BSOLVE_QR_PAIR=0 BSOLVE_QR_TEAM=T: the block-wide teams on shapes they
- * never get by default, n = 1 and m < T included), and with every FP64 gels
- * nrhs = 1 shape on the paired-step kernel (qr_pair.cuh) with bands of one
- * and of four threads (BSOLVE_QR_PAIR=2 BSOLVE_QR_PAIR_SEG=1, 4), and (in
- * full) with the rotations (column-per-lane and paired-step kernels) on
- * the shapes that the Householder kernel takes by default
- * (BSOLVE_QR_HH=0), and (quick) with
- * the Householder kernel on every shape it takes (m <= 16, m = 65..79)
- * (BSOLVE_QR_HH=2) and with its lanes one column each (BSOLVE_QR_HH_C=1).
+ * BSOLVE_TEST_QUICK=1: a subset small enough for compute-sanitizer.
+ * After the dispatch table's run, the same cases run again with kernel
+ * choices forced on the context (bsi_test_force, src/internal.h; the
+ * quick subset unless said): every shape on the team kernel with teams of
+ * 64 and of 256 threads (the block-wide teams on shapes they never get by
+ * default, n = 1 and m < T included); every FP64 gels nrhs = 1 shape on
+ * the paired-step kernel (qr_pair.cuh) with bands of one, two and four
+ * threads; (the full set) the rotations (column-per-lane and paired-step
+ * kernels) on the shapes that the Householder kernel takes by default; the
+ * Householder kernel on every shape it can take (m = 65..79 too); its
+ * lanes one column each; and no register kernel (its shapes on the
+ * column-per-lane, Householder and team kernels: FP32 16 x 8 reaches the
+ * column-per-lane kernel only so); test/test_dispatch.c checks that the
+ * table and these configurations choose every compiled kernel for some
+ * shape.  BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =k the
+ * forced configuration k only; BSOLVE_TEST_SANITIZE (set by the
+ * compute-sanitizer runs) the table's only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -51,12 +56,14 @@
 #include "batchsolve.h"
 #include "gpu_check.h"
 #include "gpu_dense.h"
+#include "internal.h" /* bsi_test_force */
 
 #ifndef HAVE_CUDART
 int main(void) { return gpu_check_skip_main(); }
 #else
 
 static int quick;
+static const char *g_cfg = ""; /* the forced configuration running (main), "" for the table's */
 
 static int same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
@@ -199,9 +206,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     const double eps = dbl ? 2.220446049250313e-16 : 1.1920929e-07;
     bsolve_layout la = mk(ka, pad, m, n, batch), lb = mk(kb, pad, m, nrhs, batch);
     const size_t sa = span(la, m, n, batch), sb = span(lb, m, nrhs, batch);
-    char desc[200];
-    snprintf(desc, sizeof desc, "%cgels m=%d n=%d nrhs=%d batch=%lld A=%s B=%s pad=%d scale=%g", dbl ? 'd' : 's', m,
-             n, nrhs, (long long)batch, kname[ka], kname[kb], pad, scale);
+    char desc[320];
+    snprintf(desc, sizeof desc, "%s%s%cgels m=%d n=%d nrhs=%d batch=%lld A=%s B=%s pad=%d scale=%g", g_cfg,
+             *g_cfg ? ": " : "", dbl ? 'd' : 's', m, n, nrhs, (long long)batch, kname[ka], kname[kb], pad, scale);
     void *A = malloc(sa * es), *A0 = malloc(sa * es), *B = malloc(sb * es), *X0 = malloc(sb * es),
          *X1 = malloc(sb * es), *X2 = malloc(sb * es), *X3 = malloc(sb * es), *X4 = malloc(sb * es);
     int32_t *i0 = malloc(batch * 4), *i1 = malloc(batch * 4), *i2 = malloc(batch * 4), *i3 = malloc(batch * 4),
@@ -374,23 +381,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     free(i0); free(i1); free(i2); free(i3); free(i4); free(i5);
 }
 
-int main(void)
+/* Every case, full or quick. */
+static void run_all(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us)
 {
-    const char *q = getenv("BSOLVE_TEST_QUICK");
-    quick = q && *q && strcmp(q, "0");
-    bsolve_ctx *gpu = NULL, *cpu = NULL;
-    bsolve_status s = bsolve_ctx_create(&gpu, BSOLVE_BACKEND_CUDA);
-    if (s == BSOLVE_ENODEVICE) {
-        printf("SKIP: no CUDA device\n");
-        return 0;
-    }
-    if (s != 0 || bsolve_ctx_create(&cpu, BSOLVE_BACKEND_CPU) != 0) {
-        fprintf(stderr, "context creation failed: %d\n", s);
-        return 1;
-    }
-    cudaStream_t us;
-    CU(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
-
     static const int ns_full[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 40, 48, 64};
     static const int ns_quick[] = {1, 2, 3, 5, 8, 13, 24, 64};
     const int *ns = quick ? ns_quick : ns_full;
@@ -481,7 +474,7 @@ int main(void)
     /* the Householder kernel's halves (FP64 gels, nrhs = 1, m > 64: rows
      * 0..63 of a column in one warp, 64..127 in another, the bottom's first
      * row carried up to the top every step): odd and even m and n, n = 1 and
-     * 2 (with BSOLVE_QR_HH=2), the bottom half's rows running out before the
+     * 2 (with the kernel forced everywhere), the bottom half's rows running out before the
      * last step or not, and a tiny column (the rank test) */
     static const int hsh[][2] = {{97, 33}, {65, 64}, {127, 64}, {66, 2}, {81, 40}, {100, 61}, {128, 5}, {71, 1}};
     for (int a = 0; a < (quick ? 4 : 8); a++)
@@ -518,10 +511,81 @@ int main(void)
         CHECK(bsolve_dgels(gpu, 1, 1, 1, 1, dA, l, &b, l, &info) == BSOLVE_EINVAL, "mixed pointers accepted");
         CU(cudaFree(dA));
     }
+}
+
+/* The kernel choices forced on the context (bsi_test_force) after the
+ * dispatch table's own run: each reaches kernels or copies that the table
+ * gives few or no shapes of this list.  quick: run the quick subset. */
+static const struct {
+    const char *what;
+    int quick;
+    int knob[5][2]; /* (knob, value) pairs, 0 value ends */
+} configs[] = {
+    {"every shape on the team kernel, teams of 64 threads", 1,
+     {{BSI_FORCE_QR_REG, 1}, {BSI_FORCE_QR_HH, 1}, {BSI_FORCE_QR_WARP, 1}, {BSI_FORCE_QR_PAIR, 1}, {BSI_FORCE_QR_TEAM, 64}}},
+    {"every shape on the team kernel, teams of 256 threads", 1,
+     {{BSI_FORCE_QR_REG, 1}, {BSI_FORCE_QR_HH, 1}, {BSI_FORCE_QR_WARP, 1}, {BSI_FORCE_QR_PAIR, 1}, {BSI_FORCE_QR_TEAM, 256}}},
+    {"every FP64 gels nrhs = 1 shape on the paired-step kernel, 1 thread per band", 1,
+     {{BSI_FORCE_QR_REG, 1}, {BSI_FORCE_QR_HH, 1}, {BSI_FORCE_QR_WARP, 1}, {BSI_FORCE_QR_PAIR, 2}, {BSI_FORCE_QR_PAIR_SEG, 1}}},
+    {"every FP64 gels nrhs = 1 shape on the paired-step kernel, 2 threads per band", 1,
+     {{BSI_FORCE_QR_REG, 1}, {BSI_FORCE_QR_HH, 1}, {BSI_FORCE_QR_WARP, 1}, {BSI_FORCE_QR_PAIR, 2}, {BSI_FORCE_QR_PAIR_SEG, 2}}},
+    {"every FP64 gels nrhs = 1 shape on the paired-step kernel, 4 threads per band", 1,
+     {{BSI_FORCE_QR_REG, 1}, {BSI_FORCE_QR_HH, 1}, {BSI_FORCE_QR_WARP, 1}, {BSI_FORCE_QR_PAIR, 2}, {BSI_FORCE_QR_PAIR_SEG, 4}}},
+    {"the rotations on every shape (no Householder kernel)", 0, {{BSI_FORCE_QR_HH, 1}}},
+    {"the Householder kernel on every shape it can take (m = 65..79 too)", 1, {{BSI_FORCE_QR_HH, 2}}},
+    {"the Householder kernel's lanes one column each (m <= 16 and interleaved 16 < m <= 32 too)", 1,
+     {{BSI_FORCE_QR_HH_C, 1}}},
+    {"no register kernel (its shapes on the other kernels)", 1, {{BSI_FORCE_QR_REG, 1}}},
+};
+
+int main(void)
+{
+    const char *q = getenv("BSOLVE_TEST_QUICK");
+    quick = q && *q && strcmp(q, "0");
+    /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and every forced
+     * configuration (only the table's under BSOLVE_TEST_SANITIZE); 0 the
+     * table's only; k = 1.. the forced configuration k only */
+    const char *sel = getenv("BSOLVE_TEST_CONFIG"), *san = getenv("BSOLVE_TEST_SANITIZE");
+    const int ncfg = (int)(sizeof configs / sizeof *configs);
+    const int only = sel && *sel && strcmp(sel, "all") ? atoi(sel) : -1;
+    if (only > ncfg || only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all or 0..%d\n", sel, ncfg);
+        return 1;
+    }
+    bsolve_ctx *gpu = NULL, *cpu = NULL;
+    bsolve_status s = bsolve_ctx_create(&gpu, BSOLVE_BACKEND_CUDA);
+    if (s == BSOLVE_ENODEVICE) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    if (s != 0 || bsolve_ctx_create(&cpu, BSOLVE_BACKEND_CPU) != 0) {
+        fprintf(stderr, "context creation failed: %d\n", s);
+        return 1;
+    }
+    cudaStream_t us;
+    CU(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
+    const int quick0 = quick;
+    if (only <= 0) {
+        printf("== gpu_qr%s: the dispatch table's kernels\n", quick ? " (quick)" : "");
+        fflush(stdout);
+        run_all(cpu, gpu, us);
+    }
+    for (int c = 0; c < ncfg; c++) {
+        if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && san && *san && strcmp(san, "0"))) continue;
+        quick = quick0 || configs[c].quick;
+        g_cfg = configs[c].what;
+        rs = 0x9e3779b97f4a7c15ULL; /* the same inputs as the table's run */
+        for (int k = 0; k < 5 && configs[c].knob[k][1]; k++)
+            CHECK(bsi_test_force(gpu, configs[c].knob[k][0], configs[c].knob[k][1]) == 0, "bsi_test_force");
+        printf("== gpu_qr%s, configuration %d: %s\n", quick ? " (quick)" : "", c + 1, configs[c].what);
+        fflush(stdout);
+        run_all(cpu, gpu, us);
+        for (int k = 0; k < BSI_FORCE_COUNT; k++) bsi_test_force(gpu, k, 0);
+    }
     CU(cudaStreamDestroy(us));
     bsolve_ctx_destroy(gpu);
     bsolve_ctx_destroy(cpu);
-    printf("gpu_qr: %ld checks, %ld failures%s\n", nchecks, nfail, quick ? " (quick)" : "");
+    printf("gpu_qr: %ld checks, %ld failures%s\n", nchecks, nfail, quick0 ? " (quick)" : "");
     return nfail != 0;
 }
 #endif

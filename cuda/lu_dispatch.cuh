@@ -1,0 +1,132 @@
+/*
+ * lu_dispatch.cuh -- the dispatch table of the CUDA dense LU (gesv, getrf,
+ * getrs): which kernel runs a call, with which bucket and team size, from
+ * (precision, operation, n, nrhs, pivoting).  The layouts of A and B play
+ * no part: every kernel reads and writes every layout.
+ *
+ * Plain C as well as CUDA C++: lu.cu launches what bsi_lu_dispatch()
+ * returns, the kernels take their team sizes from here, and
+ * test/test_dispatch.c enumerates the table on any machine (BSOLVE_TEST_DUMP=1
+ * prints it).  Tests and benchmarks override a choice on one context with
+ * bsi_test_force() (src/internal.h, "CUDA dense LU"); nothing else does.
+ *
+ * Kernel families:
+ *   TEAM   lu_small.cuh, n <= 32: a team of T lanes per system, lane l
+ *          holding rows l, l+T, ... in registers; n padded to a compiled
+ *          bucket N in {1..8, 10, 12, 14, 16, 20, 24, 28, 32}; T = 1 (a
+ *          thread per system) for n <= 8.
+ *   WARP   lu_warp.cuh, gesv with one right-hand side and getrf: a row (and
+ *          b) per lane, logical interchanges; buckets {10, 12, ..., 32, 40,
+ *          48, 64 (FP32)}; teams of 16 lanes up to N = 16, a warp up to 32,
+ *          a block of N/32 warps (one system) beyond.
+ *   BLOCK  lu_large.cu, 33 <= n <= 128: a block of 128 threads per system,
+ *          the matrix in shared memory.
+ *
+ * Crossovers (H100; gesv, PARTIAL, one right-hand side, interleaved, as a
+ * fraction of the copy floor or a ratio of systems per second):
+ *   TEAM up to n = 32: beyond, even a team of 32 lanes would hold more than
+ *     64 doubles per lane and spill.  T = 1 up to n = 8 runs at 72-97% of
+ *     the copy floor.
+ *   TEAM's team size (bsi_lu_team) in FP64 by bucket: N = 10 T = 2 (1.1x
+ *     T = 4), N = 12 T = 4 (1.4x T = 2, which spills), N = 16 T = 8 (1.1x
+ *     T = 4), N = 20 T = 8 (1.7x T = 16), N = 24..32 T = 16 (1.07x T = 8,
+ *     1.3x T = 32); FP32 takes the smallest T with at most 64 floats of
+ *     matrix per lane.
+ *   WARP from n = 13 (FP64) and 17 (FP32): below, it ran 0.7x TEAM (FP64
+ *     n = 10, 12: 31-33% of the floor against 46%; FP32 n = 16: 0.9x);
+ *     above, 1.2x (n = 16) to 2.3x (n = 24..32) TEAM, 1.1-1.3x BLOCK at
+ *     n = 40, 48.
+ *   WARP up to n = 48 (FP64) and 64 (FP32): beyond, a row per lane no
+ *     longer fits in registers (FP64 N = 64 spills, FP32 N = 96 gets a
+ *     stack frame).
+ *   FULL pivoting with n > 48 stays on BLOCK: WARP's column swaps across
+ *     two warps ran at 9% of its PARTIAL speed (FP32 n = 64), BLOCK's FULL
+ *     at 45%.
+ *   getrs and gesv with nrhs > 1: TEAM or BLOCK (WARP holds one right-hand
+ *     side in registers); getrs reads the factors of any family.
+ *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
+ *     of a step cost more than the extra warps hide.
+ */
+#ifndef BSI_LU_DISPATCH_CUH
+#define BSI_LU_DISPATCH_CUH
+
+#include <stdio.h>
+
+#include "internal.h"
+
+#ifndef BSI_DISPATCH
+#ifdef __cplusplus
+#define BSI_DISPATCH static constexpr /* also usable as template arguments */
+#else
+#define BSI_DISPATCH static inline
+#endif
+#endif
+
+/* Operations of the LU kernels (template and run-time argument op). */
+enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
+
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3 };
+
+#define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
+#define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
+#define BSI_LU_WARP_MAX_N_S 64 /* largest n of WARP, FP32 */
+#define BSI_LU_BLOCK_THREADS 128
+
+struct bsi_lu_choice {
+    int family; /* BSI_LU_TEAM, _WARP or _BLOCK */
+    int bucket; /* the compiled order n is padded to (TEAM, WARP; 0 for BLOCK) */
+    int lanes;  /* threads per system */
+};
+
+/* TEAM's lanes per system for bucket N, elements of es bytes. */
+BSI_DISPATCH int bsi_lu_team(int N, int es)
+{
+    if (N <= 8) return 1;
+    if (es == 8) return N <= 10 ? 2 : N <= 12 ? 4 : N <= 20 ? 8 : 16;
+    int T = 1;
+    while (T < 32 && ((N + T - 1) / T) * N > 64) T *= 2;
+    return T;
+}
+
+/* WARP's lanes per system for bucket N. */
+BSI_DISPATCH int bsi_lu_warp_team(int N) { return N <= 16 ? 16 : (N + 31) / 32 * 32; }
+
+/* The bucket of order n: TEAM's for n <= 32, WARP's beyond (its buckets
+ * from 10 up are TEAM's). */
+BSI_DISPATCH int bsi_lu_bucket(int n)
+{
+    return n <= 8 ? n : n <= 10 ? 10 : n <= 12 ? 12 : n <= 14 ? 14 : n <= 16 ? 16 : n <= 20 ? 20 : n <= 24 ? 24
+         : n <= 28 ? 28 : n <= 32 ? 32 : n <= 40 ? 40 : n <= 48 ? 48 : 64;
+}
+
+/* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
+ * bsolve_pivot; force = the context's test-only choices (may be NULL). */
+BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, const int *force)
+{
+    const int fw = force ? force[BSI_FORCE_LU_WARP] : 0;
+    const int wmax = es == 8 ? BSI_LU_WARP_MAX_N_D : BSI_LU_WARP_MAX_N_S;
+    int warp = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= wmax;
+    if (fw == 0) warp = warp && n >= (es == 8 ? 13 : 17) && !(pivot == BSOLVE_PIVOT_FULL && n > 48);
+    else if (fw == 1) warp = 0;
+    struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS};
+    if (warp) {
+        c.family = BSI_LU_WARP;
+        c.bucket = bsi_lu_bucket(n);
+        c.lanes = bsi_lu_warp_team(c.bucket);
+    } else if (n <= BSI_LU_TEAM_MAX_N) {
+        c.family = BSI_LU_TEAM;
+        c.bucket = bsi_lu_bucket(n);
+        c.lanes = bsi_lu_team(c.bucket, es);
+    }
+    return c;
+}
+
+/* The choice in words, e.g. "warp N=16 T=16" (tests, table dumps). */
+static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t len)
+{
+    if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
+    else snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : "warp", c.bucket, c.lanes);
+    return buf;
+}
+
+#endif
