@@ -786,7 +786,50 @@ extern "C" const char *bsi_cuda_gt_kernel(bsolve_ctx *ctx, bsolve_precision prec
     return gt_plan_name(p, bsi_elem_size(prec), ctx->cuda->nsm);
 }
 
-/* ---- factorization objects ---------------------------------------------- */
+/* ---- factorization objects ----------------------------------------------
+ *
+ * One contract with gtsv: gttrs gives, bitwise, the X and info that gtsv
+ * gives for the same matrices and right-hand sides laid out like the
+ * diagonals.  gttrf makes gtsv's plan for that layout (gt->plan) and keeps
+ * what replays it exactly:
+ *   the factors (SEQ plans, THOMAS and PARTIAL): BSI_GT_NF planes
+ *        f[(q*m + i)*ld + k] that gt_seq's forward sweep computes; gttrs
+ *        applies them as gtsv's sweep does.  Every update of b there has a
+ *        single product (nb - q0*y), so it rounds one way in either kernel;
+ *        applying stored factors reads 9 arrays per equation where
+ *        eliminating again moves 13.
+ *   the matrix (TILE and LONG plans, and GIVENS on any plan), compacted
+ *        into planes 0..2 in the diagonals' layout kind; gttrs runs gtsv's
+ *        kernel on it.  The partitioned kernels fold the elimination of the
+ *        matrix into that of b (each partition eliminated with three
+ *        right-hand sides, the reduced system's pivots and PCR multipliers
+ *        those of one shape of partitions), so factors of theirs would be
+ *        no smaller than the matrix, and the tile kernel on it reads 4
+ *        arrays and writes 1 per equation, less than applying factors.
+ *        GIVENS rotates (b_i, b_i+1) with two products (c*b_i + s*b_i+1):
+ *        the compiler contracts one of them into an FMA, and not the same
+ *        one in the fused kernel as in a kernel that loads c and s (an
+ *        ulp in y, grown by the back substitution on systems that need
+ *        pivoting), so only the same kernel gives the same bits; on
+ *        the sequential path GIVENS's gttrs thus eliminates again (13
+ *        arrays per equation instead of 9).  gttrf runs the plan on a zero
+ *        right-hand side (plane 3) for info: the guards and the sequential
+ *        fallback depend on b only where b is not finite, so every gttrs
+ *        then reports that info unless its B holds a NaN or an infinity
+ *        (NONFINITE).  Plane 3 then serves gttrs as info scratch when the
+ *        caller passes none.
+ * gttrs keeps the plan for any B layout (the kernels take any strides):
+ * with B in the other layout kind than the diagonals, its X is still that
+ * of gtsv with B laid out like the diagonals (gtsv itself would choose
+ * other partitions, 16 rows instead of 8 or other chunks, and round
+ * differently). */
+
+/* What gttrf keeps for plan p (above): the matrix, or the sequential
+ * elimination's factors. */
+static inline bool gt_keeps_matrix(const gt_plan &p)
+{
+    return p.path != GT_PATH_SEQ || p.method == BSOLVE_GTSV_GIVENS;
+}
 
 extern "C" bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt)
 {
@@ -794,15 +837,19 @@ extern "C" bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt)
     const size_t es = bsi_elem_size(gt->prec);
     const size_t bytes = (size_t)BSI_GT_NF * gt->m * gt->ld * es;
     void *f = nullptr, *inf = nullptr;
+    gt_plan *plan = (gt_plan *)calloc(1, sizeof(gt_plan));
+    if (!plan) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gt_create: out of host memory");
     cudaError_t e = cudaMalloc(&f, bytes ? bytes : 256);
     if (e == cudaSuccess) e = cudaMalloc(&inf, (size_t)(gt->ld ? gt->ld : 1) * sizeof(int32_t));
     if (e != cudaSuccess) {
         if (f) cudaFree(f);
+        free(plan);
         (void)cudaGetLastError();
         return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gt_create: cannot allocate %zu bytes of device memory", bytes);
     }
     gt->f = f;
     gt->info = (int32_t *)inf;
+    gt->plan = plan;
     return BSOLVE_SUCCESS;
 }
 
@@ -810,8 +857,39 @@ extern "C" void bsi_cuda_gt_free(bsolve_gt *gt)
 {
     if (gt->f) cudaFree(gt->f);
     if (gt->info) cudaFree(gt->info);
+    free(gt->plan);
     gt->f = nullptr;
     gt->info = nullptr;
+    gt->plan = nullptr;
+}
+
+/* The stored matrix (gt_keeps_matrix): plane q of f holds diagonal q
+ * (q = 3: gttrf's zero right-hand side, gttrs's info scratch), system k's
+ * entry i at k*ks + i*is: contiguous systems of m (ks = m) or interleaved
+ * rows of ld (is = ld). */
+template <typename R> static void gt_planes(const bsolve_gt *gt, bool il, R **q, int64_t *ks, int64_t *is)
+{
+    const int64_t plane = gt->m * gt->ld;
+    for (int j = 0; j < 4; j++) q[j] = (R *)gt->f + j * plane;
+    *ks = il ? 1 : gt->m;
+    *is = il ? gt->ld : 1;
+}
+
+/* Copies the three diagonals of the batch (entry i of system k at
+ * src[k*ks + i*is]) into F's planes, compacted (F[k*fks + i*fis], planes
+ * apart); threads run along the index contiguous in both. */
+template <typename R>
+__global__ void gt_compact(const R *dl, const R *d, const R *du, int64_t ks, int64_t is, R *F, int64_t plane,
+                           int64_t fks, int64_t fis, int64_t m, int64_t batch)
+{
+    const int64_t n = m * batch;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = fis == 1 ? t / m : t % batch, i = fis == 1 ? t - k * m : t / batch;
+        const int64_t s = k * ks + i * is, o = k * fks + i * fis;
+        F[o] = dl[s];
+        F[plane + o] = d[s];
+        F[2 * plane + o] = du[s];
+    }
 }
 
 template <typename R>
@@ -820,7 +898,11 @@ static bsolve_status gttrf_t(bsolve_ctx *ctx, const R *dl, const R *d, const R *
 {
     static const char fn[] = "bsolve_gttrf";
     bsi_cuda *C = ctx->cuda;
+    cudaStream_t st = C->stream;
     const int64_t m = gt->m, batch = gt->batch, tspan = gt_span(lt, m, 1, batch);
+    const bool il = lt.kind == BSOLVE_TINTERLEAVED;
+    gt_plan &p = *(gt_plan *)gt->plan;
+    BSI_CUDA_TRY(ctx, gt_plan_for<R>(ctx, gt->method, m, batch, il, il, p), fn);
     gt_stage g;
     memset(&g, 0, sizeof g);
     g.user[0] = dl, g.user[1] = d, g.user[2] = du, g.user[3] = info;
@@ -829,16 +911,35 @@ static bsolve_status gttrf_t(bsolve_ctx *ctx, const R *dl, const R *d, const R *
     const int cin[4] = {1, 1, 1, 0}, cout[4] = {0, 0, 0, 1};
     bsolve_status s = gt_stage_all(ctx, fn, g, 4, cin);
     if (s != BSOLVE_SUCCESS) return s;
-    gt_seq_args<R> a;
-    memset(&a, 0, sizeof a);
-    int64_t js;
-    gt_strides(lt, m, &a.dks, &a.dis, &js);
-    a.dl = (const R *)g.dev[0], a.d = (const R *)g.dev[1], a.du = (const R *)g.dev[2];
-    a.info = (int32_t *)g.dev[3];
-    a.F = (R *)gt->f, a.fld = gt->ld;
-    a.finfo_out = gt->info;
-    a.m = m, a.batch = batch;
-    BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_TRF>(gt->method, a, lt.kind == BSOLVE_TCONTIGUOUS, C->stream)), fn);
+    int64_t dks, dis, djs;
+    gt_strides(lt, m, &dks, &dis, &djs);
+    const R *ddl = (const R *)g.dev[0], *dd = (const R *)g.dev[1], *ddu = (const R *)g.dev[2];
+    int32_t *dinfo = (int32_t *)g.dev[3];
+    if (!gt_keeps_matrix(p)) {
+        gt_seq_args<R> a;
+        memset(&a, 0, sizeof a);
+        a.dl = ddl, a.d = dd, a.du = ddu, a.dks = dks, a.dis = dis;
+        a.info = dinfo;
+        a.F = (R *)gt->f, a.fld = gt->ld;
+        a.finfo_out = gt->info;
+        a.m = m, a.batch = batch;
+        BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_TRF>(gt->method, a, p.contig, st)), fn);
+        return gt_unstage(ctx, fn, g, 4, cout);
+    }
+    R *q[4];
+    gt_arrays<R> a;
+    gt_planes<R>(gt, il, q, &a.dks, &a.dis);
+    const int64_t n = m * batch;
+    const unsigned nblk = (unsigned)(n / 256 + 1 < 65536 ? n / 256 + 1 : 65536);
+    gt_compact<R><<<nblk, 256, 0, st>>>(ddl, dd, ddu, dks, dis, q[0], m * gt->ld, a.dks, a.dis, m, batch);
+    BSI_CUDA_TRY(ctx, cudaGetLastError(), fn);
+    BSI_CUDA_TRY(ctx, cudaMemsetAsync(q[3], 0, (size_t)m * gt->ld * sizeof(R), st), fn);
+    a.dl = q[0], a.d = q[1], a.du = q[2];
+    a.B = q[3], a.bks = a.dks, a.bis = a.dis, a.bjs = 0;
+    a.info = gt->info;
+    if ((s = gt_solve<R>(ctx, fn, p, a, 1)) != BSOLVE_SUCCESS) return s;
+    BSI_CUDA_TRY(ctx, cudaMemcpyAsync(dinfo, gt->info, (size_t)batch * sizeof(int32_t), cudaMemcpyDeviceToDevice, st),
+                 fn);
     return gt_unstage(ctx, fn, g, 4, cout);
 }
 
@@ -849,6 +950,7 @@ static bsolve_status gttrs_t(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs,
     static const char fn[] = "bsolve_gttrs";
     bsi_cuda *C = ctx->cuda;
     cudaStream_t st = C->stream;
+    const gt_plan &p = *(const gt_plan *)gt->plan;
     const int64_t m = gt->m, batch = gt->batch, bspan = gt_span(lb, m, nrhs, batch);
     gt_stage g;
     memset(&g, 0, sizeof g);
@@ -858,6 +960,19 @@ static bsolve_status gttrs_t(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs,
     const int cin[2] = {1, 0}, cout[2] = {1, 1};
     bsolve_status s = gt_stage_all(ctx, fn, g, 2, cin);
     if (s != BSOLVE_SUCCESS) return s;
+    R *dB = (R *)g.dev[0];
+    if (gt_keeps_matrix(p)) {
+        R *q[4];
+        gt_arrays<R> a;
+        /* the plan's il is the diagonals' layout kind (gttrf made it for a B like them) */
+        gt_planes<R>(gt, p.il, q, &a.dks, &a.dis);
+        a.dl = q[0], a.d = q[1], a.du = q[2];
+        a.B = dB;
+        gt_strides(lb, m, &a.bks, &a.bis, &a.bjs);
+        a.info = g.dev[1] ? (int32_t *)g.dev[1] : (int32_t *)q[3];
+        if ((s = gt_solve<R>(ctx, fn, p, a, nrhs)) != BSOLVE_SUCCESS) return s;
+        return gt_unstage(ctx, fn, g, 2, cout);
+    }
     const int64_t sld = batch;
     const size_t wbytes = (size_t)m * sld * sizeof(R) + (size_t)sld * sizeof(int32_t) + 256;
     char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
@@ -866,7 +981,6 @@ static bsolve_status gttrs_t(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs,
     memset(&a, 0, sizeof a);
     int64_t bjs;
     gt_strides(lb, m, &a.bks, &a.bis, &bjs);
-    R *dB = (R *)g.dev[0];
     /* info: the user's, or (NULL) a scratch array for the NaN fill */
     int32_t *dinfo = g.dev[1] ? (int32_t *)g.dev[1] : (int32_t *)(work + (size_t)m * sld * sizeof(R));
     a.info = dinfo;

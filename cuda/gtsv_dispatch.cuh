@@ -23,8 +23,10 @@
  * The speed-ups quoted beside the crossovers were measured on an H100 with
  * perf/bench_gtsv_gpu.cu and perf/probe_gtsv.cu.
  *
- * gttrf and gttrs run the sequential kernel (gt_seq's factorization and
- * solve) for every shape.
+ * gttrf / gttrs: gttrf makes the plan as for a B laid out like the
+ * diagonals, and keeps what replays it bitwise (the sequential
+ * elimination's factors, or the matrix for gtsv's kernel to run again:
+ * gtsv.cu, "factorization objects"); every gttrs runs that plan.
  *
  * Tests force the alternatives on one context (bsi_test_force, the
  * BSI_FORCE_GT_* knobs of src/internal.h); with no knob set the table

@@ -143,6 +143,7 @@ struct bsolve_gt {
     int32_t *info; /* info of the last gttrf (host on CPU, device on CUDA) */
     int64_t ld;
     int factored;
+    void *plan;    /* CUDA: the kernels gttrf chose, which gttrs runs (cuda/gtsv.cu); host memory */
 };
 #define BSI_GT_NF 5 /* multiplier or cosine, swap flag or sine, 1/U(i,i), U(i,i+1), U(i,i+2) */
 
