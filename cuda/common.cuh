@@ -49,6 +49,22 @@ struct bsi_slot {
     cudaEvent_t done;
 };
 
+/* Per-context state of the tridiagonal launchers (cuda/gtsv.cu), all zero
+ * in a new context: the dynamic shared memory each kernel instance has
+ * been allowed so far (cudaFuncSetAttribute is per device and process, so
+ * another context raising it again is harmless), the fused kernel's last
+ * residency query per instance (it costs as much as a launch), and the
+ * device's opt-in shared memory per block.  Indices: [double][method][LSH]. */
+struct bsi_gt_occ {
+    int threads, per_sm;
+    size_t smem;
+};
+struct bsi_gt_state {
+    size_t tile_smem[2][3][5], pass_smem[2][3][5][2], fused_smem[2][3][5];
+    bsi_gt_occ fused_occ[2][3][5];
+    int smem_optin;
+};
+
 struct bsi_cuda {
     int device;
     int nsm;
@@ -58,6 +74,7 @@ struct bsi_cuda {
     bsi_dbuf work;       /* device workspace of device-pointer calls (transposes) */
     bsi_dbuf gtflag;     /* per-system flags of the long tridiagonal method (tagged by gtgen) */
     int gtgen;           /* the last generation number used in gtflag */
+    bsi_gt_state gt;     /* the tridiagonal launchers' */
 };
 
 /* Device view of a batch layout: entry (i, j) of system k at

@@ -24,6 +24,12 @@
  * is accurate (e.g. diagonally dominant systems; a random or zero-diagonal
  * matrix falls back).
  *
+ * Which of these runs, and with what shape, is decided in one place:
+ * gtsv_dispatch.cuh (the plan).  gttrf and gttrs replay gtsv's plan
+ * ("factorization objects" below).  Per-device values (shared-memory limits
+ * raised, residency queries) live in the context (bsi_cuda::gt), which one
+ * thread uses at a time.
+ *
  * Host pointers are staged: each host array's span is copied to device
  * memory, and results copied back (gaps copied back unchanged).
  */
@@ -253,6 +259,7 @@ __global__ void __launch_bounds__(GT_BLOCK) gt_seq(const gt_seq_args<R> A)
 
 #include "gtsv_tile.cuh"
 #include "gtsv_long.cuh"
+#include "gtsv_dispatch.cuh"
 
 /* NaN-fills every column of the systems with info != 0 (after the last column). */
 template <typename R>
@@ -377,12 +384,15 @@ static cudaError_t gt_launch_seq_m(int method, const gt_seq_args<R> &a, bool con
     return gt_by_method(method, [&](auto M) { return gt_launch_seq<R, decltype(M)::value, OP>(a, contig, st); });
 }
 
-/* Raises kern's dynamic shared memory limit to smem where that is above what
- * was raised so far (opted). */
+/* The per-context state of a kernel instance (bsi_gt_state's indices). */
+template <typename R> static constexpr int gt_pi() { return sizeof(R) == sizeof(double); }
+
+/* Raises kern's dynamic shared memory limit to smem where that is above both
+ * the default (48 KiB) and what was raised so far on this context (opted). */
 template <typename A>
 static cudaError_t gt_raise_smem(void (*kern)(A), size_t &opted, size_t smem)
 {
-    if (smem > opted) {
+    if (smem > 48 * 1024 && smem > opted) {
         const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
         opted = smem;
@@ -423,172 +433,149 @@ static cudaError_t gt_launch_smem(void (*kern)(A), size_t &opted, unsigned nblk,
 }
 
 template <typename R, int METHOD, int LSH>
-static cudaError_t gt_launch_tile_l(const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st, bool pdl)
+static cudaError_t gt_launch_tile_l(bsi_gt_state &gs, const gt_tile_args<R> &a, const gt_tile_shape &sh,
+                                    cudaStream_t st, bool pdl)
 {
-    static size_t opted = 48 * 1024; /* the dynamic shared limit raised so far */
     const int64_t nblk = (a.batch + sh.S - 1) / sh.S;
-    return gt_launch_smem(gt_tilek<R, METHOD, LSH>, opted, (unsigned)nblk, sh.threads, sh.smem, st, a,
-                          pdl ? GT_LAUNCH_PDL : GT_LAUNCH_PLAIN);
+    return gt_launch_smem(gt_tilek<R, METHOD, LSH>, gs.tile_smem[gt_pi<R>()][METHOD][LSH], (unsigned)nblk, sh.threads,
+                          sh.smem, st, a, pdl ? GT_LAUNCH_PDL : GT_LAUNCH_PLAIN);
 }
 
 template <typename R>
-static cudaError_t gt_launch_tile(int method, const gt_tile_args<R> &a, const gt_tile_shape &sh, cudaStream_t st,
-                                  bool pdl = false)
+static cudaError_t gt_launch_tile(bsi_gt_state &gs, int method, const gt_tile_args<R> &a, const gt_tile_shape &sh,
+                                  cudaStream_t st, bool pdl = false)
 {
     return gt_by_method(method, [&](auto M) {
         constexpr int METHOD = decltype(M)::value;
         /* P == 1 tiles never touch L: LSH = 0 compiles the kernel for them alone */
         switch (sh.P > 1 ? sh.lsh : 0) {
-        case 0: return gt_launch_tile_l<R, METHOD, 0>(a, sh, st, pdl);
-        case 2: return gt_launch_tile_l<R, METHOD, 2>(a, sh, st, pdl);
-        case 3: return gt_launch_tile_l<R, METHOD, 3>(a, sh, st, pdl);
-        default: return gt_launch_tile_l<R, METHOD, 4>(a, sh, st, pdl);
+        case 0: return gt_launch_tile_l<R, METHOD, 0>(gs, a, sh, st, pdl);
+        case 2: return gt_launch_tile_l<R, METHOD, 2>(gs, a, sh, st, pdl);
+        case 3: return gt_launch_tile_l<R, METHOD, 3>(gs, a, sh, st, pdl);
+        default: return gt_launch_tile_l<R, METHOD, 4>(gs, a, sh, st, pdl);
         }
     });
 }
 
-/* The on-chip tile kernel's shape, if m fits it (many systems). */
-static bool gt_tile_pick(const bsolve_ctx *ctx, int64_t m, bool il, size_t es, gt_tile_shape &sh)
-{
-    int smax = 0;
-    if (cudaDeviceGetAttribute(&smax, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->cuda->device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        smax = 48 * 1024;
-    }
-    return gt_tile_shape_for(m, il, es, (size_t)smax, sh);
-}
-
 template <typename R, int METHOD, int LSH>
-static cudaError_t gt_launch_long_l(bool down, const gt_long_args<R> &G, const gt_long_shape &sh, cudaStream_t st,
-                                    bool pdl)
+static cudaError_t gt_launch_long_l(bsi_gt_state &gs, bool down, const gt_long_args<R> &G, const gt_long_shape &sh,
+                                    cudaStream_t st, bool pdl)
 {
-    static size_t opted_down = 48 * 1024, opted_up = 48 * 1024; /* dynamic shared limits raised so far */
+    size_t *opted = gs.pass_smem[gt_pi<R>()][METHOD][LSH];
     const unsigned nblk = (unsigned)((G.A.batch + sh.S - 1) / sh.S * sh.nch);
     const gt_launch_mode mode = pdl ? GT_LAUNCH_PDL : GT_LAUNCH_PLAIN;
     if (down)
-        return gt_launch_smem(gt_long_pass<R, METHOD, LSH, true>, opted_down, nblk, sh.threads, sh.smem_down, st, G,
+        return gt_launch_smem(gt_long_pass<R, METHOD, LSH, true>, opted[1], nblk, sh.threads, sh.smem_down, st, G,
                               mode);
-    return gt_launch_smem(gt_long_pass<R, METHOD, LSH, false>, opted_up, nblk, sh.threads, sh.smem_up, st, G, mode);
+    return gt_launch_smem(gt_long_pass<R, METHOD, LSH, false>, opted[0], nblk, sh.threads, sh.smem_up, st, G, mode);
 }
 
 template <typename R>
-static cudaError_t gt_launch_long(int method, bool down, const gt_long_args<R> &G, const gt_long_shape &sh,
-                                  cudaStream_t st, bool pdl)
+static cudaError_t gt_launch_long(bsi_gt_state &gs, int method, bool down, const gt_long_args<R> &G,
+                                  const gt_long_shape &sh, cudaStream_t st, bool pdl)
 {
     return gt_by_method(method, [&](auto M) {
         return gt_by_long_lsh(sh.lsh, [&](auto LS) {
-            return gt_launch_long_l<R, decltype(M)::value, decltype(LS)::value>(down, G, sh, st, pdl);
+            return gt_launch_long_l<R, decltype(M)::value, decltype(LS)::value>(gs, down, G, sh, st, pdl);
         });
     });
 }
 
-/* The fused kernel (gt_long_fused) on G, if all its blocks fit the GPU at
- * once (a cooperative launch needs it); *done tells whether it ran. */
-template <typename R, int METHOD, int LSH>
-static cudaError_t gt_launch_fused_l(const bsolve_ctx *ctx, const gt_long_args<R> &G, const gt_long_shape &sh,
-                                     cudaStream_t st, bool *done)
-{
-    static size_t opted = 48 * 1024;
-    /* the last shape's residency: the query costs as much as the launch */
-    static int q_threads = -1, q_per_sm = 0;
-    static size_t q_smem = 0;
-    auto kern = gt_long_fused<R, METHOD, LSH>;
-    *done = false;
-    cudaError_t e = gt_raise_smem(kern, opted, sh.smem_down); /* before the query, which honours the limit */
-    if (e != cudaSuccess) return e;
-    if (q_threads != sh.threads || q_smem != sh.smem_down) {
-        int per_sm = 0;
-        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, sh.threads, sh.smem_down)) != cudaSuccess)
-            return e;
-        q_threads = sh.threads, q_smem = sh.smem_down, q_per_sm = per_sm;
-    }
-    const gt_long_cfg &c = gt_long_conf();
-    int64_t res = (int64_t)q_per_sm * ctx->cuda->nsm;
-    if (c.fused_grid > 0 && c.fused_grid < res) res = c.fused_grid;
-    const int64_t nblk = (G.A.batch + sh.S - 1) / sh.S * sh.nch;
-    /* more chunks than resident blocks: the blocks loop (gt_long_fused), up
-     * to BSOLVE_GT_FUSED_MAX equations (2^21; H100, 2026-11-25, THOMAS ct,
-     * 1e9 eq/s levels -> looping: 1M equations 17.5-20.3 -> 20.8-23.7, but
-     * 4M 27.9-28.6 -> 24.3-24.7: past L2's size the up pass reads DRAM
-     * again like the levels', with fewer blocks resident); the
-     * warp-bottom-only mode of BSOLVE_GT_FUSED=2 never loops */
-    if (res == 0 || (nblk > res && (c.fused == 2 || (c.fused_max > 0 && G.A.m * G.A.batch > c.fused_max))))
-        return cudaSuccess;
-    e = gt_launch_smem(kern, opted, (unsigned)(nblk < res ? nblk : res), sh.threads, sh.smem_down, st, G,
-                       GT_LAUNCH_COOP);
-    if (e == cudaErrorCooperativeLaunchTooLarge) { /* a stale cache (another thread's shape): the levels */
-        (void)cudaGetLastError();
-        return cudaSuccess;
-    }
-    *done = e == cudaSuccess;
-    return e;
-}
-
+/* The fused kernel's resident blocks per SM for shape sh (its dynamic shared
+ * memory limit raised first: the query honours it).  The query costs as
+ * much as the launch, so the last shape's answer is kept per instance. */
 template <typename R>
-static cudaError_t gt_launch_fused(const bsolve_ctx *ctx, int method, const gt_long_args<R> &G,
-                                   const gt_long_shape &sh, cudaStream_t st, bool *done)
+static cudaError_t gt_fused_resident(bsi_gt_state &gs, int method, const gt_long_shape &sh, int *per_sm)
 {
     return gt_by_method(method, [&](auto M) {
         return gt_by_long_lsh(sh.lsh, [&](auto LS) {
-            return gt_launch_fused_l<R, decltype(M)::value, decltype(LS)::value>(ctx, G, sh, st, done);
+            constexpr int METHOD = decltype(M)::value, LSH = decltype(LS)::value;
+            auto kern = gt_long_fused<R, METHOD, LSH>;
+            cudaError_t e = gt_raise_smem(kern, gs.fused_smem[gt_pi<R>()][METHOD][LSH], sh.smem_down);
+            if (e != cudaSuccess) return e;
+            bsi_gt_occ &q = gs.fused_occ[gt_pi<R>()][METHOD][LSH];
+            if (q.threads != sh.threads || q.smem != sh.smem_down) {
+                int n = 0;
+                if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, sh.threads, sh.smem_down)) !=
+                    cudaSuccess)
+                    return e;
+                q.threads = sh.threads, q.smem = sh.smem_down, q.per_sm = n;
+            }
+            *per_sm = q.per_sm;
+            return cudaSuccess;
         });
     });
 }
 
-/* Largest reduced system handed to the tile kernel: one block solving 4096
- * rows beats another level's two launches (one system of 2^16 equations:
- * 1.68 -> 1.97e9/s against 1024; H100, 2026-11-23). */
-static int64_t gt_long_bottom()
+/* The fused kernel (gt_long_fused) on G, on grid blocks launched
+ * cooperatively (all resident at once, as gt_plan_make sized the grid). */
+template <typename R>
+static cudaError_t gt_launch_fused(bsi_gt_state &gs, int method, const gt_long_args<R> &G, const gt_long_shape &sh,
+                                   int64_t grid, cudaStream_t st)
 {
-    const int b = gt_long_conf().bottom;
-    return b > 0 ? (b < 4096 ? b : 4096) : 4096;
+    return gt_by_method(method, [&](auto M) {
+        return gt_by_long_lsh(sh.lsh, [&](auto LS) {
+            constexpr int METHOD = decltype(M)::value, LSH = decltype(LS)::value;
+            return gt_launch_smem(gt_long_fused<R, METHOD, LSH>, gs.fused_smem[gt_pi<R>()][METHOD][LSH],
+                                  (unsigned)grid, sh.threads, sh.smem_down, st, G, GT_LAUNCH_COOP);
+        });
+    });
 }
 
-/* Device memory for the reduced systems of the long method (one column):
- * the levels of gt_long_solve, 4 arrays of np rows each (3 of np1 more
- * with the chunk reduction), or the fused kernel's if fs (its shape, from
- * gt_long_fused_shape) needs more. */
-static size_t gt_long_bytes(int method, int64_t m, int64_t batch, bool il, size_t es, int nsm, const gt_long_shape *fs)
+/* The device's shared memory per block with opt-in, queried once per
+ * context (48 KiB, the default, if the query fails). */
+static size_t gt_smem_optin(bsolve_ctx *ctx)
 {
-    const int64_t bottom = gt_long_bottom();
-    auto arr = [&](int64_t n) { return ((size_t)(n * batch) * es + 255) / 256 * 256; };
-    size_t tot = 0;
-    for (int64_t n = m, l = 0; l < 24; l++) {
-        const gt_long_level v = gt_long_level_for(method, n, batch, il, es, nsm, l == 0, bottom);
-        tot += 4 * arr(v.np) + (v.red ? 3 * arr(v.np1) : 0);
-        n = v.np, il = false;
-        if (n <= bottom) break;
+    bsi_cuda *C = ctx->cuda;
+    if (C->gt.smem_optin == 0) {
+        int smax = 0;
+        if (cudaDeviceGetAttribute(&smax, cudaDevAttrMaxSharedMemoryPerBlockOptin, C->device) != cudaSuccess ||
+            smax <= 0) {
+            (void)cudaGetLastError();
+            smax = 48 * 1024;
+        }
+        C->gt.smem_optin = smax;
     }
-    if (fs) {
-        const size_t f = 4 * arr(2 * (int64_t)fs->nch) + 3 * arr((m + (1 << fs->lsh) - 1) >> fs->lsh);
-        tot = f > tot ? f : tot;
-    }
-    return tot;
+    return (size_t)C->gt.smem_optin;
+}
+
+/* The dispatch table's plan (gtsv_dispatch.cuh) for this context's device
+ * and forced knobs. */
+template <typename R>
+static cudaError_t gt_plan_for(bsolve_ctx *ctx, int method, int64_t m, int64_t batch, bool lt_il, bool lb_il,
+                               gt_plan &p)
+{
+    bsi_cuda *C = ctx->cuda;
+    auto resident = [&](const gt_long_shape &sh, int *per_sm) { return gt_fused_resident<R>(C->gt, method, sh, per_sm); };
+    return gt_plan_make(gt_cfg_of(ctx), method, m, batch, sizeof(R), lt_il, lb_il, C->nsm, gt_smem_optin(ctx),
+                        resident, p);
 }
 
 /* The long method on one column (see gtsv_long.cuh): the fused kernel
- * where fs (its shape) is given and it fits the GPU; otherwise down passes
- * until the reduced system is short, the tile kernel on it, then up
- * passes. */
+ * where the plan says so; otherwise down passes until the reduced system
+ * is short, the tile kernel on it, then up passes.  A fused launch refused
+ * as too large (its residency misjudged) falls back to the levels. */
 template <typename R>
-static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_tile_args<R> &top,
-                                 const gt_long_shape *pfs, int32_t *flag, int32_t *rinfo, int32_t gen, int32_t *info,
-                                 int merge, R *scr, char *work, cudaStream_t st)
+static cudaError_t gt_long_solve(bsolve_ctx *ctx, const gt_plan &p, const gt_tile_args<R> &top, int32_t *flag,
+                                 int32_t *rinfo, int32_t gen, int32_t *info, int merge, R *scr, char *work,
+                                 cudaStream_t st)
 {
-    const int64_t bottom = gt_long_bottom();
-    const bool pdl = gt_long_conf().pdl;
-    gt_long_args<R> lv[24];
-    gt_long_shape sh[24];
+    bsi_cuda *C = ctx->cuda;
+    bsi_gt_state &gs = C->gt;
+    const gt_cfg &cf = p.cfg;
+    const int method = p.method;
+    gt_long_args<R> lv[GT_MAX_LEVELS];
+    gt_long_shape sh[GT_MAX_LEVELS];
     int nl = 0;
     auto take = [&](int64_t count) -> R * {
-        R *p = (R *)work;
+        R *q = (R *)work;
         work += ((size_t)count * sizeof(R) + 255) / 256 * 256;
-        return p;
+        return q;
     };
     gt_tile_args<R> cur = top;
     cudaError_t e;
-    if (pfs) {
-        const gt_long_shape &fs = *pfs;
+    if (p.fused) {
+        const gt_long_shape &fs = p.fsh;
         gt_long_args<R> G;
         memset(&G, 0, sizeof G);
         const int64_t np1 = (top.m + (1 << fs.lsh) - 1) >> fs.lsh;
@@ -600,13 +587,15 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         const int64_t cnt = G.np * top.batch;
         G.RA = take(cnt), G.RB = take(cnt), G.RC = take(cnt), G.RD = take(cnt);
         G.GI = take(np1 * top.batch), G.VI = take(np1 * top.batch), G.WI = take(np1 * top.batch);
-        bool done;
-        if ((e = gt_launch_fused<R>(ctx, method, G, fs, st, &done)) != cudaSuccess || done) return e;
+        e = gt_launch_fused<R>(gs, method, G, fs, p.fgrid, st);
+        if (e != cudaErrorCooperativeLaunchTooLarge) return e;
+        (void)cudaGetLastError();
         work = (char *)G.RA; /* not resident: the levels below take the workspace instead */
     }
     for (;;) {
-        const bool il = cur.dis != 1 && cur.bis != 1;
-        const gt_long_level v = gt_long_level_for(method, cur.m, cur.batch, il, sizeof(R), ctx->cuda->nsm, nl == 0, bottom);
+        /* the top level's arrays have the caller's layouts; the reduced systems are contiguous */
+        const bool il = nl == 0 && p.il;
+        const gt_long_level v = gt_long_level_for(cf, method, cur.m, cur.batch, il, sizeof(R), C->nsm, nl == 0);
         const gt_long_shape &s = v.sh;
         const int64_t np = v.np, cnt = np * cur.batch;
         gt_long_args<R> &G = lv[nl];
@@ -618,7 +607,7 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         if (v.red) G.GI = take(v.np1 * cur.batch), G.VI = take(v.np1 * cur.batch), G.WI = take(v.np1 * cur.batch);
         sh[nl++] = s;
         /* every launch after the first overlaps its start with the one before */
-        if ((e = gt_launch_long<R>(method, true, G, s, st, pdl && nl > 1)) != cudaSuccess) return e;
+        if ((e = gt_launch_long<R>(gs, method, true, G, s, st, cf.pdl && nl > 1)) != cudaSuccess) return e;
         gt_tile_args<R> r;
         memset(&r, 0, sizeof r);
         r.dl = G.RA, r.d = G.RB, r.du = G.RC, r.B = G.RD;
@@ -626,15 +615,15 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
         r.m = (int)np, r.batch = cur.batch;
         r.info = rinfo, r.merge = 0; /* written for every system; non-zero flags it */
         cur = r;
-        if (np <= bottom || nl == 24) break;
+        if (np <= cf.bottom || nl == GT_MAX_LEVELS) break;
     }
     gt_tile_shape tsh;
-    if (!gt_tile_pick(ctx, cur.m, false, sizeof(R), tsh)) return cudaErrorInvalidValue;
+    if (!gt_tile_shape_for(cur.m, false, sizeof(R), gt_smem_optin(ctx), tsh)) return cudaErrorInvalidValue;
     cur.S = tsh.S, cur.P = tsh.P, cur.lsh = tsh.lsh, cur.ss = tsh.ss, cur.na = tsh.na;
-    cur.pcr = gt_tile_conf().pcr;
-    if ((e = gt_launch_tile<R>(method, cur, tsh, st, pdl)) != cudaSuccess) return e;
+    cur.pcr = cf.pcr;
+    if ((e = gt_launch_tile<R>(gs, method, cur, tsh, st, cf.pdl)) != cudaSuccess) return e;
     for (int l = nl - 1; l >= 0; l--)
-        if ((e = gt_launch_long<R>(method, false, lv[l], sh[l], st, pdl)) != cudaSuccess) return e;
+        if ((e = gt_launch_long<R>(gs, method, false, lv[l], sh[l], st, cf.pdl)) != cudaSuccess) return e;
     return cudaSuccess;
 }
 
@@ -660,13 +649,86 @@ static int32_t *gt_flags(bsolve_ctx *ctx, int64_t batch, int32_t &gen)
     return (int32_t *)b.p;
 }
 
-/* Few long systems: the partition method pays off once there are fewer
- * systems than multiprocessors: the tile kernel runs one system of m >= 2048
- * per block, and with a block per SM or more it is the faster of the two
- * (perf/RESULTS-gtsv.md, m = 4096). */
-static bool gt_use_partition(const bsolve_ctx *ctx, int64_t m, int64_t batch)
+/* The device arrays of one solve: the diagonals and B (column j at
+ * B + j*bjs), entry i of system k at p[k*ks + i*is]; info per system. */
+template <typename R> struct gt_arrays {
+    const R *dl, *d, *du;
+    int64_t dks, dis;
+    R *B;
+    int64_t bks, bis, bjs;
+    int32_t *info;
+};
+
+/* Runs plan p on the device arrays a, nrhs columns one after another, then
+ * NaN-fills every column of the systems with info != 0. */
+template <typename R>
+static bsolve_status gt_solve(bsolve_ctx *ctx, const char *fn, const gt_plan &p, const gt_arrays<R> &a, int64_t nrhs)
 {
-    return m >= 2048 && m < ((int64_t)1 << 30) && batch < (int64_t)ctx->cuda->nsm;
+    bsi_cuda *C = ctx->cuda;
+    cudaStream_t st = C->stream;
+    const int64_t m = p.m, batch = p.batch, sld = batch;
+    /* the sequential kernel's (and the long method's fallback's) scratch:
+     * 4 planes of m * batch */
+    size_t sbytes = 256;
+    if (p.path != GT_PATH_TILE) {
+        size_t n;
+        if (__builtin_mul_overflow((size_t)(4 * m), (size_t)sld, &n) || __builtin_mul_overflow(n, sizeof(R), &sbytes))
+            return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: %lld systems of %lld equations exceed the address space", fn,
+                            (long long)batch, (long long)m);
+    }
+    const size_t pbytes = p.path == GT_PATH_LONG ? p.lbytes : 0;
+    const size_t wbytes = pbytes + sbytes; /* the fallback runs beside the last up pass */
+    char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
+    if (!work) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device workspace", fn, wbytes);
+
+    if (p.path == GT_PATH_LONG) {
+        for (int64_t j = 0; j < nrhs; j++) {
+            int32_t gen;
+            int32_t *flag = gt_flags(ctx, batch, gen);
+            if (!flag)
+                return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate the flags of %lld systems", fn, (long long)batch);
+            gt_tile_args<R> top;
+            memset(&top, 0, sizeof top);
+            top.dl = a.dl, top.d = a.d, top.du = a.du, top.B = a.B + j * a.bjs;
+            top.dks = a.dks, top.dis = a.dis, top.bks = a.bks, top.bis = a.bis;
+            top.m = (int)m, top.batch = batch;
+            /* in place: each chunk's up pass reads its b before writing x */
+            const cudaError_t e = gt_long_solve<R>(ctx, p, top, flag, flag + batch, gen, a.info, j > 0,
+                                                   (R *)(work + pbytes), work, st);
+            BSI_CUDA_TRY(ctx, e, fn);
+        }
+    } else if (p.path == GT_PATH_TILE) {
+        const gt_tile_shape &tsh = p.tile;
+        gt_tile_args<R> ta;
+        memset(&ta, 0, sizeof ta);
+        ta.dl = a.dl, ta.d = a.d, ta.du = a.du, ta.dks = a.dks, ta.dis = a.dis;
+        ta.bks = a.bks, ta.bis = a.bis, ta.info = a.info;
+        ta.m = (int)m, ta.S = tsh.S, ta.P = tsh.P, ta.lsh = tsh.lsh, ta.ss = tsh.ss, ta.na = tsh.na;
+        ta.batch = batch;
+        ta.pcr = p.cfg.pcr;
+        for (int64_t j = 0; j < nrhs; j++) {
+            ta.B = a.B + j * a.bjs;
+            ta.merge = j > 0;
+            BSI_CUDA_TRY(ctx, gt_launch_tile<R>(C->gt, p.method, ta, tsh, st), fn);
+        }
+    } else {
+        gt_seq_args<R> s;
+        memset(&s, 0, sizeof s);
+        s.dl = a.dl, s.d = a.d, s.du = a.du, s.dks = a.dks, s.dis = a.dis;
+        s.bks = a.bks, s.bis = a.bis, s.info = a.info;
+        s.S = (R *)work, s.sld = sld;
+        s.m = m, s.batch = batch;
+        for (int64_t j = 0; j < nrhs; j++) {
+            s.B = a.B + j * a.bjs;
+            s.merge = j > 0;
+            /* the staged kernel serves both layouts: it runs when either is contiguous */
+            BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_SV>(p.method, s, p.contig, st)), fn);
+        }
+    }
+    if (nrhs > 1)
+        gt_nanfill<R><<<(unsigned)((batch + 255) / 256), 256, 0, st>>>(a.B, a.bks, a.bis, a.bjs, m, nrhs, batch, a.info);
+    BSI_CUDA_TRY(ctx, cudaGetLastError(), fn);
+    return BSOLVE_SUCCESS;
 }
 
 template <typename R>
@@ -674,8 +736,6 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
                             const R *d, const R *du, bsolve_tlayout lt, R *B, bsolve_tlayout lb, int32_t *info)
 {
     static const char fn[] = "bsolve_gtsv";
-    bsi_cuda *C = ctx->cuda;
-    cudaStream_t st = C->stream;
     const int64_t tspan = gt_span(lt, m, 1, batch), bspan = gt_span(lb, m, nrhs, batch);
     gt_stage g;
     memset(&g, 0, sizeof g);
@@ -686,76 +746,18 @@ static bsolve_status gtsv_t(bsolve_ctx *ctx, int method, int64_t m, int64_t nrhs
     const int cin[5] = {1, 1, 1, 1, 0}, cout[5] = {0, 0, 0, 1, 1};
     bsolve_status s = gt_stage_all(ctx, fn, g, 5, cin);
     if (s != BSOLVE_SUCCESS) return s;
-    int64_t dks, dis, djs, bks, bis, bjs;
-    gt_strides(lt, m, &dks, &dis, &djs);
-    gt_strides(lb, m, &bks, &bis, &bjs);
-    const R *ddl = (const R *)g.dev[0], *dd = (const R *)g.dev[1], *ddu = (const R *)g.dev[2];
-    R *dB = (R *)g.dev[3];
-    int32_t *dinfo = (int32_t *)g.dev[4];
-    const bool part = gt_use_partition(ctx, m, batch);
-    gt_tile_shape tsh;
-    const bool tile = !part && batch > 0 &&
-                      gt_tile_pick(ctx, m, lt.kind == BSOLVE_TINTERLEAVED && lb.kind == BSOLVE_TINTERLEAVED, sizeof(R), tsh);
-    const int64_t sld = batch;
-    const size_t sbytes = tile ? 256 : (size_t)(4 * m) * sld * sizeof(R);
-    size_t wbytes = sbytes;
-    /* the fused kernel's shape, if it takes the few-long problem */
-    const bool il = dis != 1 && bis != 1;
-    gt_long_shape fsh;
-    const bool fused = part && gt_long_fused_shape(m, batch, il, sizeof(R), C->nsm, fsh);
-    const gt_long_shape *pfs = fused ? &fsh : nullptr;
-    const size_t pbytes = part ? gt_long_bytes(method, m, batch, il, sizeof(R), C->nsm, pfs) : 0;
-    if (part) wbytes = pbytes + sbytes; /* the fallback runs beside the last up pass */
-    char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
-    if (!work) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate %zu bytes of device workspace", fn, wbytes);
-
-    gt_seq_args<R> a;
-    memset(&a, 0, sizeof a);
-    a.dl = ddl, a.d = dd, a.du = ddu, a.dks = dks, a.dis = dis;
-    a.bks = bks, a.bis = bis, a.info = dinfo;
-    a.S = (R *)work, a.sld = sld;
-    a.m = m, a.batch = batch;
-    /* the staged kernel serves both layouts: use it when either is contiguous */
-    const bool contig = lt.kind == BSOLVE_TCONTIGUOUS || lb.kind == BSOLVE_TCONTIGUOUS;
-    if (part) {
-        for (int64_t j = 0; j < nrhs; j++) {
-            int32_t gen;
-            int32_t *flag = gt_flags(ctx, batch, gen);
-            if (!flag)
-                return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: cannot allocate the flags of %lld systems", fn, (long long)batch);
-            gt_tile_args<R> top;
-            memset(&top, 0, sizeof top);
-            top.dl = ddl, top.d = dd, top.du = ddu, top.B = dB + j * bjs;
-            top.dks = dks, top.dis = dis, top.bks = bks, top.bis = bis;
-            top.m = (int)m, top.batch = batch;
-            /* in place: each chunk's up pass reads its b before writing x */
-            const cudaError_t e = gt_long_solve<R>(ctx, method, top, pfs, flag, flag + batch, gen, dinfo, j > 0,
-                                                   (R *)(work + pbytes), work, st);
-            BSI_CUDA_TRY(ctx, e, fn);
-        }
-    } else if (tile) {
-        gt_tile_args<R> ta;
-        memset(&ta, 0, sizeof ta);
-        ta.dl = ddl, ta.d = dd, ta.du = ddu, ta.dks = dks, ta.dis = dis;
-        ta.bks = bks, ta.bis = bis, ta.info = dinfo;
-        ta.m = (int)m, ta.S = tsh.S, ta.P = tsh.P, ta.lsh = tsh.lsh, ta.ss = tsh.ss, ta.na = tsh.na;
-        ta.batch = batch;
-        ta.pcr = gt_tile_conf().pcr;
-        for (int64_t j = 0; j < nrhs; j++) {
-            ta.B = dB + j * bjs;
-            ta.merge = j > 0;
-            BSI_CUDA_TRY(ctx, gt_launch_tile<R>(method, ta, tsh, st), fn);
-        }
-    } else {
-        for (int64_t j = 0; j < nrhs; j++) {
-            a.B = dB + j * bjs;
-            a.merge = j > 0;
-            BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_SV>(method, a, contig, st)), fn);
-        }
-    }
-    if (nrhs > 1)
-        gt_nanfill<R><<<(unsigned)((batch + 255) / 256), 256, 0, st>>>(dB, bks, bis, bjs, m, nrhs, batch, dinfo);
-    BSI_CUDA_TRY(ctx, cudaGetLastError(), fn);
+    gt_plan p;
+    BSI_CUDA_TRY(ctx,
+                 gt_plan_for<R>(ctx, method, m, batch, lt.kind == BSOLVE_TINTERLEAVED, lb.kind == BSOLVE_TINTERLEAVED, p),
+                 fn);
+    gt_arrays<R> a;
+    int64_t djs;
+    gt_strides(lt, m, &a.dks, &a.dis, &djs);
+    gt_strides(lb, m, &a.bks, &a.bis, &a.bjs);
+    a.dl = (const R *)g.dev[0], a.d = (const R *)g.dev[1], a.du = (const R *)g.dev[2];
+    a.B = (R *)g.dev[3];
+    a.info = (int32_t *)g.dev[4];
+    if ((s = gt_solve<R>(ctx, fn, p, a, nrhs)) != BSOLVE_SUCCESS) return s;
     return gt_unstage(ctx, fn, g, 5, cout);
 }
 
@@ -770,7 +772,64 @@ extern "C" bsolve_status bsi_cuda_gtsv(bsolve_ctx *ctx, bsolve_precision prec, b
                          (float *)B, lb, info);
 }
 
-/* ---- factorization objects ---------------------------------------------- */
+extern "C" const char *bsi_cuda_gt_kernel(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method,
+                                          int64_t m, int64_t batch, bsolve_tlayout_kind lt, bsolve_tlayout_kind lb)
+{
+    gt_plan p;
+    const bool li = lt == BSOLVE_TINTERLEAVED, bi = lb == BSOLVE_TINTERLEAVED;
+    const cudaError_t e = prec == BSOLVE_PREC_D ? gt_plan_for<double>(ctx, method, m, batch, li, bi, p)
+                                                : gt_plan_for<float>(ctx, method, m, batch, li, bi, p);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    return gt_plan_name(p, bsi_elem_size(prec), ctx->cuda->nsm);
+}
+
+/* ---- factorization objects ----------------------------------------------
+ *
+ * One contract with gtsv: gttrs gives, bitwise, the X and info that gtsv
+ * gives for the same matrices and right-hand sides laid out like the
+ * diagonals.  gttrf makes gtsv's plan for that layout (gt->plan) and keeps
+ * what replays it exactly:
+ *   the factors (SEQ plans, THOMAS and PARTIAL): BSI_GT_NF planes
+ *        f[(q*m + i)*ld + k] that gt_seq's forward sweep computes; gttrs
+ *        applies them as gtsv's sweep does.  Every update of b there has a
+ *        single product (nb - q0*y), so it rounds one way in either kernel;
+ *        applying stored factors reads 9 arrays per equation where
+ *        eliminating again moves 13.
+ *   the matrix (TILE and LONG plans, and GIVENS on any plan), compacted
+ *        into planes 0..2 in the diagonals' layout kind; gttrs runs gtsv's
+ *        kernel on it.  The partitioned kernels fold the elimination of the
+ *        matrix into that of b (each partition eliminated with three
+ *        right-hand sides, the reduced system's pivots and PCR multipliers
+ *        those of one shape of partitions), so factors of theirs would be
+ *        no smaller than the matrix, and the tile kernel on it reads 4
+ *        arrays and writes 1 per equation, less than applying factors.
+ *        GIVENS rotates (b_i, b_i+1) with two products (c*b_i + s*b_i+1):
+ *        the compiler contracts one of them into an FMA, and not the same
+ *        one in the fused kernel as in a kernel that loads c and s (an
+ *        ulp in y, grown by the back substitution on systems that need
+ *        pivoting), so only the same kernel gives the same bits; on
+ *        the sequential path GIVENS's gttrs thus eliminates again (13
+ *        arrays per equation instead of 9).  gttrf runs the plan on a zero
+ *        right-hand side (plane 3) for info: the guards and the sequential
+ *        fallback depend on b only where b is not finite, so every gttrs
+ *        then reports that info unless its B holds a NaN or an infinity
+ *        (NONFINITE).  Plane 3 then serves gttrs as info scratch when the
+ *        caller passes none.
+ * gttrs keeps the plan for any B layout (the kernels take any strides):
+ * with B in the other layout kind than the diagonals, its X is still that
+ * of gtsv with B laid out like the diagonals (gtsv itself would choose
+ * other partitions, 16 rows instead of 8 or other chunks, and round
+ * differently). */
+
+/* What gttrf keeps for plan p (above): the matrix, or the sequential
+ * elimination's factors. */
+static inline bool gt_keeps_matrix(const gt_plan &p)
+{
+    return p.path != GT_PATH_SEQ || p.method == BSOLVE_GTSV_GIVENS;
+}
 
 extern "C" bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt)
 {
@@ -778,15 +837,19 @@ extern "C" bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt)
     const size_t es = bsi_elem_size(gt->prec);
     const size_t bytes = (size_t)BSI_GT_NF * gt->m * gt->ld * es;
     void *f = nullptr, *inf = nullptr;
+    gt_plan *plan = (gt_plan *)calloc(1, sizeof(gt_plan));
+    if (!plan) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gt_create: out of host memory");
     cudaError_t e = cudaMalloc(&f, bytes ? bytes : 256);
     if (e == cudaSuccess) e = cudaMalloc(&inf, (size_t)(gt->ld ? gt->ld : 1) * sizeof(int32_t));
     if (e != cudaSuccess) {
         if (f) cudaFree(f);
+        free(plan);
         (void)cudaGetLastError();
         return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_gt_create: cannot allocate %zu bytes of device memory", bytes);
     }
     gt->f = f;
     gt->info = (int32_t *)inf;
+    gt->plan = plan;
     return BSOLVE_SUCCESS;
 }
 
@@ -794,8 +857,39 @@ extern "C" void bsi_cuda_gt_free(bsolve_gt *gt)
 {
     if (gt->f) cudaFree(gt->f);
     if (gt->info) cudaFree(gt->info);
+    free(gt->plan);
     gt->f = nullptr;
     gt->info = nullptr;
+    gt->plan = nullptr;
+}
+
+/* The stored matrix (gt_keeps_matrix): plane q of f holds diagonal q
+ * (q = 3: gttrf's zero right-hand side, gttrs's info scratch), system k's
+ * entry i at k*ks + i*is: contiguous systems of m (ks = m) or interleaved
+ * rows of ld (is = ld). */
+template <typename R> static void gt_planes(const bsolve_gt *gt, bool il, R **q, int64_t *ks, int64_t *is)
+{
+    const int64_t plane = gt->m * gt->ld;
+    for (int j = 0; j < 4; j++) q[j] = (R *)gt->f + j * plane;
+    *ks = il ? 1 : gt->m;
+    *is = il ? gt->ld : 1;
+}
+
+/* Copies the three diagonals of the batch (entry i of system k at
+ * src[k*ks + i*is]) into F's planes, compacted (F[k*fks + i*fis], planes
+ * apart); threads run along the index contiguous in both. */
+template <typename R>
+__global__ void gt_compact(const R *dl, const R *d, const R *du, int64_t ks, int64_t is, R *F, int64_t plane,
+                           int64_t fks, int64_t fis, int64_t m, int64_t batch)
+{
+    const int64_t n = m * batch;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = fis == 1 ? t / m : t % batch, i = fis == 1 ? t - k * m : t / batch;
+        const int64_t s = k * ks + i * is, o = k * fks + i * fis;
+        F[o] = dl[s];
+        F[plane + o] = d[s];
+        F[2 * plane + o] = du[s];
+    }
 }
 
 template <typename R>
@@ -804,7 +898,11 @@ static bsolve_status gttrf_t(bsolve_ctx *ctx, const R *dl, const R *d, const R *
 {
     static const char fn[] = "bsolve_gttrf";
     bsi_cuda *C = ctx->cuda;
+    cudaStream_t st = C->stream;
     const int64_t m = gt->m, batch = gt->batch, tspan = gt_span(lt, m, 1, batch);
+    const bool il = lt.kind == BSOLVE_TINTERLEAVED;
+    gt_plan &p = *(gt_plan *)gt->plan;
+    BSI_CUDA_TRY(ctx, gt_plan_for<R>(ctx, gt->method, m, batch, il, il, p), fn);
     gt_stage g;
     memset(&g, 0, sizeof g);
     g.user[0] = dl, g.user[1] = d, g.user[2] = du, g.user[3] = info;
@@ -813,16 +911,35 @@ static bsolve_status gttrf_t(bsolve_ctx *ctx, const R *dl, const R *d, const R *
     const int cin[4] = {1, 1, 1, 0}, cout[4] = {0, 0, 0, 1};
     bsolve_status s = gt_stage_all(ctx, fn, g, 4, cin);
     if (s != BSOLVE_SUCCESS) return s;
-    gt_seq_args<R> a;
-    memset(&a, 0, sizeof a);
-    int64_t js;
-    gt_strides(lt, m, &a.dks, &a.dis, &js);
-    a.dl = (const R *)g.dev[0], a.d = (const R *)g.dev[1], a.du = (const R *)g.dev[2];
-    a.info = (int32_t *)g.dev[3];
-    a.F = (R *)gt->f, a.fld = gt->ld;
-    a.finfo_out = gt->info;
-    a.m = m, a.batch = batch;
-    BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_TRF>(gt->method, a, lt.kind == BSOLVE_TCONTIGUOUS, C->stream)), fn);
+    int64_t dks, dis, djs;
+    gt_strides(lt, m, &dks, &dis, &djs);
+    const R *ddl = (const R *)g.dev[0], *dd = (const R *)g.dev[1], *ddu = (const R *)g.dev[2];
+    int32_t *dinfo = (int32_t *)g.dev[3];
+    if (!gt_keeps_matrix(p)) {
+        gt_seq_args<R> a;
+        memset(&a, 0, sizeof a);
+        a.dl = ddl, a.d = dd, a.du = ddu, a.dks = dks, a.dis = dis;
+        a.info = dinfo;
+        a.F = (R *)gt->f, a.fld = gt->ld;
+        a.finfo_out = gt->info;
+        a.m = m, a.batch = batch;
+        BSI_CUDA_TRY(ctx, (gt_launch_seq_m<R, GT_TRF>(gt->method, a, p.contig, st)), fn);
+        return gt_unstage(ctx, fn, g, 4, cout);
+    }
+    R *q[4];
+    gt_arrays<R> a;
+    gt_planes<R>(gt, il, q, &a.dks, &a.dis);
+    const int64_t n = m * batch;
+    const unsigned nblk = (unsigned)(n / 256 + 1 < 65536 ? n / 256 + 1 : 65536);
+    gt_compact<R><<<nblk, 256, 0, st>>>(ddl, dd, ddu, dks, dis, q[0], m * gt->ld, a.dks, a.dis, m, batch);
+    BSI_CUDA_TRY(ctx, cudaGetLastError(), fn);
+    BSI_CUDA_TRY(ctx, cudaMemsetAsync(q[3], 0, (size_t)m * gt->ld * sizeof(R), st), fn);
+    a.dl = q[0], a.d = q[1], a.du = q[2];
+    a.B = q[3], a.bks = a.dks, a.bis = a.dis, a.bjs = 0;
+    a.info = gt->info;
+    if ((s = gt_solve<R>(ctx, fn, p, a, 1)) != BSOLVE_SUCCESS) return s;
+    BSI_CUDA_TRY(ctx, cudaMemcpyAsync(dinfo, gt->info, (size_t)batch * sizeof(int32_t), cudaMemcpyDeviceToDevice, st),
+                 fn);
     return gt_unstage(ctx, fn, g, 4, cout);
 }
 
@@ -833,6 +950,7 @@ static bsolve_status gttrs_t(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs,
     static const char fn[] = "bsolve_gttrs";
     bsi_cuda *C = ctx->cuda;
     cudaStream_t st = C->stream;
+    const gt_plan &p = *(const gt_plan *)gt->plan;
     const int64_t m = gt->m, batch = gt->batch, bspan = gt_span(lb, m, nrhs, batch);
     gt_stage g;
     memset(&g, 0, sizeof g);
@@ -842,6 +960,19 @@ static bsolve_status gttrs_t(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs,
     const int cin[2] = {1, 0}, cout[2] = {1, 1};
     bsolve_status s = gt_stage_all(ctx, fn, g, 2, cin);
     if (s != BSOLVE_SUCCESS) return s;
+    R *dB = (R *)g.dev[0];
+    if (gt_keeps_matrix(p)) {
+        R *q[4];
+        gt_arrays<R> a;
+        /* the plan's il is the diagonals' layout kind (gttrf made it for a B like them) */
+        gt_planes<R>(gt, p.il, q, &a.dks, &a.dis);
+        a.dl = q[0], a.d = q[1], a.du = q[2];
+        a.B = dB;
+        gt_strides(lb, m, &a.bks, &a.bis, &a.bjs);
+        a.info = g.dev[1] ? (int32_t *)g.dev[1] : (int32_t *)q[3];
+        if ((s = gt_solve<R>(ctx, fn, p, a, nrhs)) != BSOLVE_SUCCESS) return s;
+        return gt_unstage(ctx, fn, g, 2, cout);
+    }
     const int64_t sld = batch;
     const size_t wbytes = (size_t)m * sld * sizeof(R) + (size_t)sld * sizeof(int32_t) + 256;
     char *work = (char *)bsi_dbuf_get(&C->work, wbytes, 0);
@@ -850,7 +981,6 @@ static bsolve_status gttrs_t(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs,
     memset(&a, 0, sizeof a);
     int64_t bjs;
     gt_strides(lb, m, &a.bks, &a.bis, &bjs);
-    R *dB = (R *)g.dev[0];
     /* info: the user's, or (NULL) a scratch array for the NaN fill */
     int32_t *dinfo = g.dev[1] ? (int32_t *)g.dev[1] : (int32_t *)(work + (size_t)m * sld * sizeof(R));
     a.info = dinfo;

@@ -3,11 +3,10 @@
  * to fill the GPU): the partition method in two passes over chunks
  * (included by cuda/gtsv.cu after gtsv_tile.cuh, whose pieces it reuses).
  *
- * Why two passes of whole chunks: the earlier version gave every partition
- * of L rows its own thread reading straight from global memory, so a warp's
- * row load touched 32 sectors for 32 useful elements, and it spilled seven
- * arrays per partition; it ran at 0.7-1.2x cuSPARSE's gtsv2StridedBatch.
- * Here a block copies a chunk of C rows of S systems (dl, d, du, b) into
+ * Why two passes of whole chunks: a thread per partition of L rows reading
+ * straight from global memory makes a warp's row load touch 32 sectors for
+ * 32 useful elements, and spills seven arrays per partition.  Here a block
+ * copies a chunk of C rows of S systems (dl, d, du, b) into
  * shared memory with the tile kernel's coalesced asynchronous copies, and
  * each thread sweeps one partition of L rows from there in registers
  * (gt_part_reg): x_i = g_i - v_i x_{s-1} - w_i x_e for its interior rows.
@@ -39,11 +38,11 @@
  * Flags carry the call's generation number so that they never need
  * clearing (a memset per call, another launch).
  *
- * Short problems are latency-bound (one system of 2^16 equations: down 6 us,
- * bottom tile 15 us, up 8 us on the H100, each kernel 5-9 us however little
- * it does), so every launch after the first is a programmatic dependent
- * launch: it is scheduled while the level before it runs and waits for it in
- * gt_grid_wait() (0.7-8 us per call back to back; perf/RESULTS-gtsv.md).
+ * Short problems are latency-bound (each kernel takes 5-9 us however little
+ * it does: one system of 2^16 equations spends 6 us down, 15 us in the
+ * bottom tile, 8 us up), so every launch after the first is a programmatic
+ * dependent launch: it is scheduled while the level before it runs and
+ * waits for it in gt_grid_wait().
  * Problems whose reduced system fits one warp or one block (up to ~2^21
  * equations per system) run as one cooperative kernel instead
  * (gt_long_fused): down, a grid barrier, the reduced systems by one warp or
@@ -438,8 +437,7 @@ __device__ __forceinline__ void gt_long_up_blk(const gt_long_args<R> &G, unsigne
     const bool act = s < nsys && p * L < m;
     /* The partition's two known unknowns come from the reduced solution (in
      * L2), fetched before the chunk is waited for rather than after it, where
-     * their latency added to every block's (H100, 2026-11-25, back to back:
-     * 2^16 x 64, 2^18 x 64, 2^20 x 16 0.5-0.8% faster). */
+     * their latency would add to every block's. */
     R xe = 0, xs1 = 0;
     if (act) {
         if (G.red) { /* the group's F and E, and the inner rows' x from them */
@@ -509,10 +507,8 @@ __global__ void __launch_bounds__(256) gt_long_pass(const gt_long_args<R> G)
  * (gt_long_fused_shape).  4, not 8: their sweeps (three right-hand sides,
  * rows loaded from L2) set the whole kernel's register count, 166-182 per
  * thread with 8 rows (2-3 blocks of 128 threads per SM) and 128 with 4
- * (4 blocks), which the looping blocks need: H100, 2026-11-25, THOMAS ct,
- * 1e9 eq/s 8 -> 4 rows: 2^20 x 1 15.7 -> 20.8-22.2, 2^16 x 16 19.6 ->
- * 21.5-23.5, 2^18 x 1 (resident, block bottom) 9.3 -> 10.0-11.0.  16 rows
- * need more than 255 registers (72-100 bytes of spills). */
+ * (4 blocks), which the looping blocks need (8-40% faster, looping or
+ * not).  16 rows need more than 255 registers (spills). */
 #define GT_WB_L 4
 #define GT_WB_MAX (32 * GT_WB_L)
 
@@ -618,20 +614,14 @@ __device__ __forceinline__ void gt_block_bottom(const gt_long_args<R> &G, int64_
 /* One launch for problems that fit the bottoms above: the down pass with
  * the chunk reduction, a grid barrier, the reduced systems (2 rows per
  * chunk) by one warp or one block each, a grid barrier, and the up pass.
- * Why: a call on one system of 2^16 equations was three kernels of 6-15
- * us each, their fixed latency more than their work, and the up pass read
- * the matrix a second time (perf/RESULTS-gtsv.md).  The grid is what fits
+ * Why: the levels solve one system of 2^16 equations in three kernels of
+ * 6-15 us each, their fixed latency more than their work, and their up
+ * pass reads the matrix a second time.  The grid is what fits
  * the GPU at once (launched cooperatively: the host sizes it, the launch
  * fails rather than hangs); with more chunks than blocks each block loops
  * over chunks b = blockIdx.x + i * gridDim.x, and the up pass walks its
  * chunks backwards: the last one is still in shared memory (unless the
- * block bottom used it), the ones before it most likely still in L2.
- * Tried and dropped (2026-11-25): an arrival counter and a ready flag per
- * group of systems instead of the two barriers, the last block to arrive
- * solving the group's reduced systems -- not measurably faster as a plain
- * counter (which needs clearing between calls), 35% slower as a
- * generation-tagged compare-and-swap, and one bitwise difference between
- * two identical calls under compute-sanitizer that was never explained. */
+ * block bottom used it), the ones before it most likely still in L2. */
 template <typename R, int METHOD, int LSH>
 __global__ void __launch_bounds__(256) gt_long_fused(const gt_long_args<R> G)
 {
@@ -662,184 +652,6 @@ __global__ void __launch_bounds__(256) gt_long_fused(const gt_long_args<R> G)
         gt_long_block(G, blockIdx.x + (int64_t)i * gridDim.x, k0, nsys, c0);
         gt_long_up_blk<R, METHOD, LSH, false>(G, gt_lsm, k0, nsys, c0, !(keep && i == iters - 1));
     }
-}
-
-/* Shape of a long level. */
-struct gt_long_shape {
-    int lsh, S, C, ss, nch, threads;
-    int bbot; /* the fused kernel's reduced systems by blocks (gt_block_bottom), else by warps */
-    size_t smem_down, smem_up;
-};
-
-/* Knobs for experiments (0 = measured default): BSOLVE_GT_LONG_L (partition
- * rows, 8 or 16), BSOLVE_GT_LONG_TE (equations per block), BSOLVE_GT_LONG_BOTTOM
- * (largest reduced system handed to the tile kernel), BSOLVE_GT_PDL (0: the
- * levels' launches after the first are ordinary launches, not programmatic
- * dependent ones), BSOLVE_GT_CHUNKRED and BSOLVE_GT_WARPRED (gt_long_level_for),
- * BSOLVE_GT_FUSED (0:
- * never the fused kernel, 2: its warp bottom only, never looping, 3: its
- * block bottom only; gt_long_fused_shape),
- * BSOLVE_GT_FUSED_MAX (the most equations it takes with looping blocks),
- * BSOLVE_GT_FUSED_GRID (its most blocks: the tests make them loop). */
-struct gt_long_cfg {
-    int L, te, bottom, pdl, red, wred, fused;
-    int64_t fused_max, fused_grid;
-};
-static const gt_long_cfg &gt_long_conf()
-{
-    static gt_long_cfg c = {bsi_env_int("BSOLVE_GT_LONG_L", 0), bsi_env_int("BSOLVE_GT_LONG_TE", 0),
-                            bsi_env_int("BSOLVE_GT_LONG_BOTTOM", 0), bsi_env_int("BSOLVE_GT_PDL", 1),
-                            bsi_env_int("BSOLVE_GT_CHUNKRED", 1), bsi_env_int("BSOLVE_GT_WARPRED", 1),
-                            bsi_env_int("BSOLVE_GT_FUSED", 1),
-                            bsi_env_int("BSOLVE_GT_FUSED_MAX", 1 << 21), bsi_env_int("BSOLVE_GT_FUSED_GRID", 0)};
-    return c;
-}
-
-/* log2 of the partition rows of a level (BSOLVE_GT_LONG_L=8 or 16 forces
- * it): 8 rows for GIVENS, and for the others below 2^25 equations (PARTIAL:
- * 2^24), else 16.  H100, 2026-11-25, same binary, 1e9 equations/s 16 -> 8
- * rows: THOMAS 2^16 x 16 19.3 -> 21.3, 2^18 x 4 18.2 -> 21.0, 2^20 x 1
- * 16.4 -> 18.4, 2^22 x 1 25.9 -> 27.7, but 2^20 x 64 34.0 -> 33.3 and 2^22
- * x 64 34.5 -> 33.9; GIVENS 8-25% faster at every size (its 16-row sweep is
- * register-bound).  PARTIAL at 2^24 equations (H100, 2026-11-26, three
- * alternating runs, 8 -> 16 rows): 2^18 x 64 32.2 -> 32.8-32.9, 2^20 x 16
- * 31.3-31.5 -> 32.6-32.8, 2^22 x 4 31.3-31.4 -> 32.0-32.3; at 2^22 still
- * slower (2^18 x 16 27.7 -> 26.8-27.0, 2^22 x 1 27.7-28.0 -> 25.9-26.2). */
-static inline int gt_long_lsh(int method, int64_t m, int64_t batch)
-{
-    const int L = gt_long_conf().L;
-    if (L == 8 || L == 16) return L == 8 ? 3 : 4;
-    const int64_t big = (int64_t)1 << (method == BSOLVE_GTSV_PARTIAL ? 24 : 25);
-    return method == BSOLVE_GTSV_GIVENS || m * batch < big ? 3 : 4;
-}
-
-/* The rest of a shape from its partitions per chunk P. */
-static inline void gt_long_shape_fill(gt_long_shape &sh, int P, int64_t m, size_t es)
-{
-    const int L = 1 << sh.lsh;
-    sh.C = P * L;
-    sh.nch = (int)((m + sh.C - 1) / sh.C);
-    sh.threads = (sh.S * P + sh.S + 31) / 32 * 32;
-    const int rows = sh.C + L;
-    sh.ss = rows + ((rows - 1) >> sh.lsh) + 1;
-    if (!(sh.ss & 1)) sh.ss++;
-    sh.smem_up = (size_t)4 * sh.S * sh.ss * es;
-    sh.smem_down = sh.smem_up + ((size_t)7 * (sh.S * P + sh.S) + sh.S) * es;
-}
-
-/* S systems per block (interleaved rows: S contiguous elements), C rows
- * each, with at least 2 blocks per SM where the work allows it. */
-static inline gt_long_shape gt_long_shape_for(int64_t m, int64_t batch, bool il, size_t es, int nsm, int lsh)
-{
-    const gt_long_cfg &c = gt_long_conf();
-    gt_long_shape sh;
-    sh.lsh = lsh;
-    sh.bbot = 0;
-    const int L = 1 << sh.lsh;
-    sh.S = il ? (int)(batch < 4 ? batch : 4) : 1;
-    /* 1024 equations per block: 1-4% faster than 2048 and 10-12% faster than
-     * 4096 at 2^20..2^22 x 16..64 (H100, 2026-11-23; more resident blocks
-     * overlap their loads with the sweeps of others) */
-    const int te = c.te ? c.te : 1024;
-    /* S*P threads own partitions, S more sweep the look-ahead ones */
-    int P = te / (sh.S * L) - 1;
-    P = P < 1 ? 1 : P > 256 / sh.S - 1 ? 256 / sh.S - 1 : P;
-    const int64_t groups = (batch + sh.S - 1) / sh.S;
-    while (P > 32 / sh.S && P > 1 && groups * ((m + (int64_t)P * L - 1) / ((int64_t)P * L)) < 2 * nsm) P = (P + 1) / 2 - 1;
-    gt_long_shape_fill(sh, P, m, es);
-    return sh;
-}
-
-/* The fused kernel's shape (gt_long_fused), if the problem suits it: the
- * reduced system of 2 rows per chunk must fit one of its bottoms.  The
- * warp bottom where it fits with the level's chunks; else the block bottom,
- * the chunks grown (up to 256 threads) only as far as it needs.  Why not
- * chunks grown until the warp bottom fits (the first version): where the
- * blocks loop, larger chunks mean fewer, longer blocks; H100, 2026-11-25,
- * THOMAS ct, 1e9 eq/s: 2^16 x 16 21.7-22.1 -> 24.2, 2^18 x 4 22.5 ->
- * 22.7-23.7, the resident cases unchanged (2^16 x 1 2.6-2.7).  8-row
- * partitions first (unless BSOLVE_GT_LONG_L=16): one system of 2^16
- * equations 2.6 -> 2.8e9/s (THOMAS), 2.2 -> 2.6 (GIVENS).  How many blocks
- * run at once is the launcher's business.  BSOLVE_GT_FUSED=2: as the first
- * version, the warp bottom only (chunks grown until it fits) and only where
- * every chunk is resident; 3: the block bottom always (for the tests). */
-static inline bool gt_long_fused_shape(int64_t m, int64_t batch, bool il, size_t es, int nsm, gt_long_shape &sh)
-{
-    const gt_long_cfg &c = gt_long_conf();
-    if (!c.fused || c.red == 0) return false;
-    for (int lsh = c.L == 16 ? 4 : 3; lsh <= (c.L == 8 ? 3 : 4); lsh++) {
-        sh = gt_long_shape_for(m, batch, il, es, nsm, lsh);
-        int P = sh.C >> sh.lsh;
-        if (c.fused == 2)
-            while (2 * (int64_t)sh.nch > GT_WB_MAX && sh.S * (2 * P + 2) <= 256)
-                gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
-        if (c.fused != 3 && P >= 3 && 2 * (int64_t)sh.nch <= GT_WB_MAX) return true;
-        if (c.fused == 2) continue;
-        auto fits = [&] { return (2 * (int64_t)sh.nch + GT_WB_L - 1) / GT_WB_L <= sh.threads; };
-        while (!fits() && sh.S * (2 * P + 2) <= 256) gt_long_shape_fill(sh, P = 2 * P + 1, m, es);
-        if (P >= 3 && fits()) {
-            /* grown chunks may bring the reduced system back to a warp's */
-            sh.bbot = c.fused == 3 || 2 * (int64_t)sh.nch > GT_WB_MAX;
-            const size_t bb = (7 * (size_t)sh.threads + 2) * es + 16; /* gt_block_bottom's */
-            sh.smem_down = sh.smem_down > bb ? sh.smem_down : bb;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* One level of the long method on systems of m rows: its shape, and the
- * rows of the reduced system it writes. */
-struct gt_long_level {
-    gt_long_shape sh;
-    int64_t np1, np;
-    bool red;
-    int W; /* partitions per reduction group (gt_long_args::W) */
-};
-static inline gt_long_level gt_long_level_for(int method, int64_t m, int64_t batch, bool il, size_t es, int nsm,
-                                              bool top, int64_t bottom)
-{
-    gt_long_level v;
-    v.sh = gt_long_shape_for(m, batch, il, es, nsm, gt_long_lsh(method, m, batch));
-    v.np1 = (m + (1 << v.sh.lsh) - 1) >> v.sh.lsh;
-    /* The chunk reduction where it saves a level (the reduced system would
-     * not yet fit the bottom tile kernel), and at the top level only while
-     * the pass is latency-bound (few blocks): there its barriers and PCR
-     * cost more than a level's launches (H100, 2026-11-24: one system of
-     * 2^18 equations 6.8 -> 8.3e9/s, 2^22 x 1 24.7 -> 22.7, 2^18 x 16
-     * 26.5 -> 25.3 when applied everywhere).  BSOLVE_GT_CHUNKRED: 0 never,
-     * 2 wherever a chunk has 3 partitions or more, 3 below the top level. */
-    const int mode = gt_long_conf().red;
-    const int64_t blocks = (batch + v.sh.S - 1) / v.sh.S * v.sh.nch;
-    const bool useful = v.np1 > bottom && (top ? mode == 1 && blocks <= 8 * (int64_t)nsm : mode == 1 || mode == 3);
-    /* with 1 or 2 partitions per chunk there is nothing to fold */
-    const int P = v.sh.C >> v.sh.lsh;
-    v.red = P >= 3 && (mode == 2 || useful);
-    v.W = P;
-    v.np = v.red ? 2 * (int64_t)v.sh.nch : v.np1;
-    /* Else the reduction by warps (gt_warp_reduce): the pass keeps
-     * streaming (no block barrier), and the reduced system is 2 rows per 32
-     * partitions instead of one per partition.  Where that fits the bottom
-     * tile kernel it saves a level; where the next level would still stream
-     * more than 2^20 rows it makes that level 16x shorter.  H100,
-     * 2026-11-26, THOMAS ct, 1e9 eq/s, without -> with: 2^16 x 64 28.4 ->
-     * 30.8, 2^18 x 16 27.6 -> 29.4, 2^18 x 64 32.2 -> 34.7, 2^20 x 16 31.9
-     * -> 34.4, 2^22 x 4 31.9 -> 34.1.  Not where the next level is short
-     * anyway (one to four systems of 2^20..2^22: 2^20 x 4 145 -> 152 us);
-     * not with 16-row partitions (PARTIAL 2^18 x 64 33.2 -> 30.9, 2^22 x 64
-     * 35.9 -> 32.7) nor past 2^24 equations (GIVENS 2^22 x 16 33.1 -> 32.2).
-     * BSOLVE_GT_WARPRED: 0 never, 2 wherever the reduced system is longer
-     * than the bottom's. */
-    const int wmode = gt_long_conf().wred;
-    if (!v.red && wmode && v.sh.S == 1 && P > 32 && v.np1 > bottom) {
-        const int gpc = (P + 31) / 32;
-        const int64_t plast = v.np1 - (int64_t)(v.sh.nch - 1) * P;
-        const int64_t np = 2 * ((int64_t)(v.sh.nch - 1) * gpc + (plast + 31) / 32);
-        const bool fit = v.sh.lsh == 3 && m * batch <= ((int64_t)1 << 24) &&
-                         (np <= bottom || v.np1 * batch > ((int64_t)1 << 20));
-        if (wmode == 2 || fit) v.red = true, v.W = 32, v.np = np;
-    }
-    return v;
 }
 
 #endif

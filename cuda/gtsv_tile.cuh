@@ -122,9 +122,8 @@ __device__ __forceinline__ void gt_tile_load4(const gt_tile_args<R> &A, R *X, in
     const R *pl = A.dl + oa, *pd = A.d + oa, *pu = A.du + oa, *pb = A.B + ob;
     if (along_rows && nsys == 1) {
         /* one contiguous system (few long ones; tiles of m >= 512): no index
-         * split, a third of the general walk's instructions per row.  The
-         * looping fused kernel issues these copies while its other blocks
-         * reduce (H100, 2026-11-26: 2^20 x 1 back to back 40.9 -> 38.2 us) */
+         * split, a third of the general walk's instructions per row, which
+         * the looping fused kernel issues while its other blocks reduce */
         for (int i = threadIdx.x; i < m; i += T) {
             R *x = X + i + (i >> lsh);
             gt_cp8(x, pl + i);
@@ -263,10 +262,10 @@ __device__ __forceinline__ void gt_smax(float *a, float v) { atomicMax((unsigned
 
 /* A reduced row of the PCRs (gt_reduced_pcr, gt_chunk_reduce) in shared
  * memory: its values side by side, 6 entries apart, written and read as
- * pairs.  Why not one array per value: each array's address was recomputed
- * per value and level (about 100 of the chunk reduction's 165 instructions
- * per warp and level on sm_90), and with four blocks per SM in the same
- * phase the level was issue-bound.  A stride of 6 entries keeps the pair
+ * pairs.  Why not one array per value: each array's address is then
+ * recomputed per value and level (about 100 of the chunk reduction's 165
+ * instructions per warp and level on sm_90), and with four blocks per SM
+ * in the same phase the level is issue-bound.  A stride of 6 entries keeps the pair
  * accesses of 8 consecutive lanes (16 for float) on distinct banks. */
 template <typename R> __device__ __forceinline__ void gt_row4_put(R *w, R a, R b, R c, R d)
 {
@@ -512,13 +511,10 @@ __device__ __forceinline__ void gt_grid_wait()
 
 /* 8-row partitions (LSH == 3) serve m = 17..2048 in blocks of up to 128
  * threads at m >= 512: a ceiling of 128 registers (2 blocks of 256) keeps 4
- * such blocks resident.  Left free, ptxas had given PARTIAL 132 registers
- * in one build (3 blocks, 15% slower at m = 1024; H100, 2026-11-24). */
-#ifndef BSI_GT_TILE_MINB3
-#define BSI_GT_TILE_MINB3 2
-#endif
+ * such blocks resident.  Left free, ptxas can give PARTIAL 132 registers
+ * (3 blocks, 15% slower at m = 1024). */
 template <typename R, int METHOD, int LSH>
-__global__ void __launch_bounds__(256, LSH == 3 ? BSI_GT_TILE_MINB3 : 0) gt_tilek(const gt_tile_args<R> A)
+__global__ void __launch_bounds__(256, LSH == 3 ? 2 : 0) gt_tilek(const gt_tile_args<R> A)
 {
     gt_grid_wait();
     constexpr int L = 1 << LSH; /* partition rows (P > 1; A.lsh == LSH there) */
@@ -533,7 +529,7 @@ __global__ void __launch_bounds__(256, LSH == 3 ? BSI_GT_TILE_MINB3 : 0) gt_tile
 
     /* One walk for all four arrays where it measured faster: contiguous
      * systems, and interleaved tiles of >= 8 systems (64-byte rows); with
-     * 4-system interleaved tiles (m >= 256) four separate walks were 7%
+     * 4-system interleaved tiles (m >= 256) four separate walks are 7%
      * faster (fewer DRAM pages open at once, presumably). */
     if ((A.dis == 1 && A.bis == 1) || (A.dis != 1 && A.bis != 1 && S >= 8)) {
         gt_tile_load4(A, Lg, S * ss, k0, nsys, m, lsh, ss);
@@ -601,75 +597,6 @@ __global__ void __launch_bounds__(256, LSH == 3 ? BSI_GT_TILE_MINB3 : 0) gt_tile
     }
     __syncthreads();
     gt_tile_move<R, false>(Bv, nullptr, A.B, A.bks, A.bis, k0, nsys, m, lsh, ss, S);
-}
-
-/* Tile shape for m: partitions of 2^lsh rows and S systems per block. */
-struct gt_tile_shape {
-    int S, P, lsh, ss, na, threads;
-    size_t smem;
-};
-
-/* Tuning knobs (read once; for experiments, 0 = the measured default):
- * BSOLVE_GT_SEQMAX (largest m solved one thread per system), BSOLVE_GT_PCR
- * (0: reduced systems by one thread each, as before PCR; 1: PCR dividing by
- * the neighbours' pivots; 2: PCR multiplying by their reciprocals), BSOLVE_GT_L
- * (partition rows), BSOLVE_GT_TE / BSOLVE_GT_TE_IL (equations per tile,
- * contiguous / all-interleaved), BSOLVE_GT_TILEMAX (largest m on this path).
- * Defaults from the H100 sweeps of 2026-11-23 (perf/RESULTS-gtsv.md): small
- * tiles (512 equations: more resident blocks whose load, compute and store
- * phases overlap one another) and 8-row partitions (L = 4 lengthens the
- * reduced system, L = 16 needs 212 registers); interleaved tiles of
- * partitioned systems hold >= 4 systems (1024 equations, or 4m), so that a
- * row read is not a lone 8-byte element. */
-struct gt_tile_cfg {
-    int seqmax, pcr, L, te, te_il, tilemax;
-};
-static const gt_tile_cfg &gt_tile_conf()
-{
-    static gt_tile_cfg c = {bsi_env_int("BSOLVE_GT_SEQMAX", 16), bsi_env_int("BSOLVE_GT_PCR", 2),
-                            bsi_env_int("BSOLVE_GT_L", 0),
-                            bsi_env_int("BSOLVE_GT_TE", 0), bsi_env_int("BSOLVE_GT_TE_IL", 0),
-                            bsi_env_int("BSOLVE_GT_TILEMAX", 4096)};
-    return c;
-}
-
-static inline bool gt_tile_shape_for(int64_t m, bool il, size_t es, size_t smem_max, gt_tile_shape &sh)
-{
-    const gt_tile_cfg &c = gt_tile_conf();
-    if (m < 1 || m > c.tilemax) return false;
-    const int mm = (int)m;
-    const int cte = c.te ? c.te : 512, cte_il = c.te_il ? c.te_il : (mm <= c.seqmax ? 512 : mm < 256 ? 1024 : 4 * mm);
-    /* 8-row partitions, 16 for interleaved m >= 512 (a 4-system interleaved
-     * tile then needs half the threads for the same rows: 9-17% faster at
-     * m = 512..1024 on the H100, 2026-11-23) */
-    const int cL = c.L ? c.L : (il && mm >= 512 ? 16 : 8);
-    int te = il && mm > c.seqmax ? cte_il : cte;
-    if (mm <= c.seqmax) {
-        int S = 32;
-        while (S < 256 && S * 2 * mm <= te) S *= 2;
-        sh.S = S, sh.P = 1, sh.lsh = 30, sh.na = 4, sh.threads = S;
-    } else {
-        int lsh = 2; /* the kernel is compiled for L = 4, 8, 16 */
-        while ((1 << lsh) < cL && lsh < 4) lsh++;
-        while (((mm + (1 << lsh) - 1) >> lsh) > 256 && lsh < 4) lsh++;
-        const int P = (mm + (1 << lsh) - 1) >> lsh;
-        if (P > 256) return false;
-        int S = te / (P << lsh);
-        if (S < 1) S = 1;
-        while (S > 1 && S * P > 256) S--;
-        sh.S = S, sh.P = P, sh.lsh = lsh, sh.na = 4, sh.threads = (S * P + 31) / 32 * 32;
-    }
-    int ss = mm + (sh.lsh > 29 ? 0 : (mm - 1) >> sh.lsh) + 1;
-    if (!(ss & 1)) ss++;
-    sh.ss = ss;
-    for (;;) {
-        sh.smem = (size_t)sh.na * sh.S * ss * es + (size_t)(7 * sh.S * sh.P + sh.S) * es + (size_t)sh.S * sizeof(int) + 16;
-        if (sh.smem <= smem_max) return true;
-        if (sh.S == 1) return false;
-        sh.S = sh.P == 1 ? sh.S / 2 : sh.S - 1;
-        if (sh.P == 1) sh.threads = sh.S;
-        else sh.threads = (sh.S * sh.P + 31) / 32 * 32;
-    }
 }
 
 #endif

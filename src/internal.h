@@ -42,6 +42,15 @@ enum bsi_force_knob {
     BSI_FORCE_QR_PAIR_SEG, /* paired-step kernel's threads per column band: 1, 2 or 4 */
     BSI_FORCE_QR_TEAM,     /* team kernel's lanes per system: 1, 2, 4, ..., 256 (a smaller T where the system cannot fit) */
     /* -- CUDA tridiagonal -- */
+    BSI_FORCE_GT_PATH,        /* 1: every shape to the one-thread-per-system kernel */
+    BSI_FORCE_GT_PCR,         /* tile kernel's reduced systems: 1 one thread each, 2 PCR dividing, 3 PCR by reciprocals */
+    BSI_FORCE_GT_LONG_L,      /* few-long partition rows: 8 or 16 */
+    BSI_FORCE_GT_LONG_BOTTOM, /* largest reduced system handed to the bottom tile kernel (1..4095) */
+    BSI_FORCE_GT_PDL,         /* levels after the first: 1 ordinary launches, 2 programmatic dependent ones */
+    BSI_FORCE_GT_CHUNKRED,    /* chunk reduction: 1 never, 2 where it saves a level, 3 every level, 4 below the top */
+    BSI_FORCE_GT_WARPRED,     /* reduction by warps: 1 never, 2 where it pays, 3 wherever the next level is long */
+    BSI_FORCE_GT_FUSED,       /* fused kernel: 1 never, 2 where it fits, 3 warp bottom only (never looping), 4 block bottom */
+    BSI_FORCE_GT_FUSED_GRID,  /* the fused kernel's most blocks (they loop over the chunks) */
     BSI_FORCE_COUNT
 };
 
@@ -142,6 +151,7 @@ struct bsolve_gt {
     int32_t *info; /* info of the last gttrf (host on CPU, device on CUDA) */
     int64_t ld;
     int factored;
+    void *plan;    /* CUDA: the kernels gttrf chose, which gttrs runs (cuda/gtsv.cu); host memory */
 };
 #define BSI_GT_NF 5 /* multiplier or cosine, swap flag or sine, 1/U(i,i), U(i,i+1), U(i,i+2) */
 
@@ -154,6 +164,12 @@ bsolve_status bsi_cuda_gttrf(bsolve_ctx *ctx, const void *dl, const void *d, con
                              bsolve_gt *gt, int32_t *info);
 bsolve_status bsi_cuda_gttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, void *B, bsolve_tlayout lb,
                              int32_t *info);
+/* Test-only: the name of the kernel the CUDA dispatch table (cuda/gtsv_dispatch.cuh)
+ * picks for gtsv on this shape with ctx's forced knobs ("seq", "tile-seq",
+ * "tile-part", "fused-warp[-loop]", "fused-block[-loop]", "levels",
+ * "levels-chunkred", "levels-warpred"), or NULL on a CUDA error. */
+const char *bsi_cuda_gt_kernel(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method, int64_t m,
+                               int64_t batch, bsolve_tlayout_kind lt, bsolve_tlayout_kind lb);
 
 /* ==== Dense QR (gels / geqrf / geqrs / qr_export) ==========================
  * Front end: src/api_qr.c; CPU backend: src/qr_cpu.c; CUDA: cuda/qr.cu. */
