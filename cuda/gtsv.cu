@@ -576,7 +576,9 @@ static cudaError_t gt_long_solve(const bsolve_ctx *ctx, int method, const gt_til
                                  int merge, R *scr, char *work, cudaStream_t st)
 {
     const int64_t bottom = gt_long_bottom();
-    const bool pdl = gt_long_conf().pdl;
+    /* not on devices or code without it (pre-sm_90): a kernel without
+     * griddepcontrol.wait launched early would read its input too soon */
+    const bool pdl = gt_long_conf().pdl && bsi_cuda_has_pdl(ctx->cuda);
     gt_long_args<R> lv[24];
     gt_long_shape sh[24];
     int nl = 0;
