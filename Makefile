@@ -1,14 +1,25 @@
 # batchsolve -- build, test, benchmark.
-#   make            libraries (build/libbatchsolve.a, build/libbatchsolve.so)
+#   make            libraries (build/libbatchsolve.a, build/libbatchsolve.so*), for every
+#                   GPU architecture nvcc supports (CUDA_ARCHS below)
 #   make test       CPU tests (GPU tests skip, saying so, when no GPU is present)
 #   make gpu-test   GPU tests (needs a GPU)
 #   make run        the main job: a batch-solve benchmark on the default backend
 #   make bench      benchmarks against LAPACKE/GSL (CPU) and cuBLAS (GPU, when present)
 #   make install PREFIX=/usr/local
-# Missing Debian packages are installed when run as root (scripts/ensure-deps.sh).
+# run, test, gpu-test and bench build for this machine (scripts/build-config.sh says
+# what and where) unless CUDA_ARCHS, NVCC or BUILD is given.
+# Missing Debian packages are installed when run as root (scripts/ensure-deps.sh); only
+# the tests and benchmarks need them.
+
+# what the command line (or environment) names, before the defaults below
+BSI_GIVEN := $(filter-out undefined default,$(origin CUDA_ARCHS) $(origin BUILD) $(origin NVCC))
+comma := ,
 
 # Build in parallel by default; tests and benchmarks still run one at a time.
+# (Sub-makes share the top one's job slots.)
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 
 PREFIX  ?= /usr/local
 BUILD   ?= build
@@ -21,9 +32,41 @@ LDLIBS  += -lm
 # CUDA: built whenever nvcc is found (CI compiles every kernel); otherwise a stub
 # backend that reports BSOLVE_ENODEVICE is linked in.
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+NVCC    := $(NVCC)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
-NVFLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
-           -Xptxas -warn-spills
+
+# make run / test / gpu-test / bench without a configuration: this machine's GPU
+# architecture only, else CPU-only (run) or CUDA_ARCHS_CI (the others), each in
+# its own BUILD directory.
+CUDA_ARCHS_CI ?= 75
+ifeq ($(BSI_GIVEN),)
+ifneq ($(filter run test gpu-test bench,$(MAKECMDGOALS)),)
+BSI_AUTO := $(shell sh scripts/build-config.sh $(if $(filter test gpu-test bench,$(MAKECMDGOALS)),test,run) '$(NVCC)' '$(CUDA_ARCHS_CI)')
+$(foreach a,$(BSI_AUTO),$(eval $(firstword $(subst =, ,$(a))) := $(subst $(comma), ,$(word 2,$(subst =, ,$(a))))))
+endif
+endif
+
+# CUDA_ARCHS: the GPU architectures compiled, as compute capability x 10 ("80 90"):
+# SASS for each, and the PTX of the newest, which the driver compiles for GPUs newer
+# than any of them.  Default (families): every architecture nvcc supports, one SASS
+# per binary-compatible family -- SASS of X.y runs on every X.z with z >= y, so the
+# lowest of each major serves them all (CUDA 13: 75 80 90 100 110 120 covers sm_75 ..
+# sm_121).  all: SASS for every architecture nvcc lists.
+CUDA_ARCHS ?= families
+ifneq ($(NVCC),)
+CUDA_SM_LIST := $(shell $(NVCC) --list-gpu-code 2>/dev/null | sed -n 's/^sm_\([0-9]*\)$$/\1/p' | sort -n)
+CUDA_SM := $(strip $(if $(filter all,$(CUDA_ARCHS)),$(CUDA_SM_LIST),\
+             $(if $(filter families,$(CUDA_ARCHS)),\
+               $(shell printf '%s\n' $(CUDA_SM_LIST) | awk '{ f = int($$1 / 10) } f != p { print; p = f }'),\
+               $(shell printf '%s\n' $(patsubst sm_%,%,$(subst $(comma), ,$(CUDA_ARCHS))) | sort -nu))))
+CUDA_PTX := $(lastword $(CUDA_SM))
+CUDA_GENCODE := $(foreach a,$(CUDA_SM),-gencode arch=compute_$(a),code=sm_$(a)) \
+                -gencode arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX)
+CUDA_ARCH_LIST := $(addprefix sm_,$(CUDA_SM)) compute_$(CUDA_PTX)
+endif
+# --compress-mode=size: the fatbinary's SASS is stored compressed too (by default only
+# PTX is), about 6 times smaller; the driver decompresses a module once, at load.
+NVFLAGS ?= -O3 -std=c++17 $(CUDA_GENCODE) --compress-mode=size -Xptxas -warn-spills
 override NVFLAGS += -Iinclude -Isrc -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-fopenmp
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 
@@ -37,7 +80,22 @@ endif
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC_C)) $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_CU))
 
 LIB_A  := $(BUILD)/libbatchsolve.a
-LIB_SO := $(BUILD)/libbatchsolve.so
+# The shared library: libbatchsolve.so.MAJOR.MINOR.PATCH (include/batchsolve.h's
+# BSOLVE_VERSION_*), SONAME libbatchsolve.so.MAJOR, and the two links to it.
+VERSION := $(shell awk '/^\#define BSOLVE_VERSION_(MAJOR|MINOR|PATCH) / { v = v (v == "" ? "" : ".") $$3 } END { print v }' include/batchsolve.h)
+SONAME  := libbatchsolve.so.$(firstword $(subst ., ,$(VERSION)))
+LIB_SO := $(BUILD)/libbatchsolve.so.$(VERSION)
+LIB_SO_LINKS := $(BUILD)/$(SONAME) $(BUILD)/libbatchsolve.so
+
+# Every object depends on the flags it was compiled with: the build directory's
+# stamp is rewritten when they change (another CUDA_ARCHS, CFLAGS), so that
+# nothing compiled with other flags is linked in.
+FLAGS_STAMP := $(BUILD)/.flags
+BSI_FLAGS := $(CC) $(CFLAGS) | $(NVCC) $(NVFLAGS) $(CUDA_ARCH_LIST)
+ifneq ($(file <$(FLAGS_STAMP)),$(BSI_FLAGS))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(BSI_FLAGS))
+endif
 
 # Test and benchmark programs link the static library plus the references.
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -51,29 +109,39 @@ CU_BENCHES:= $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/b
 CU_PROBES := $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/probe_*.cu)))
 SAMPLES   := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 # samples that check their own results in a second or two: run by make test
-# (on the default backend) and make gpu-test (on the GPU)
-SAMPLE_CHECKS := $(BUILD)/samples/adi_heat $(BUILD)/samples/rate_fit
+# (on the default backend) and make gpu-test (on the GPU); the README's examples
+# are samples/readme_*.c, included in it verbatim (scripts/readme-code.sh)
+SAMPLE_CHECKS := $(BUILD)/samples/adi_heat $(BUILD)/samples/rate_fit \
+                 $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/readme_*.c))
 
-.PHONY: all lib test gpu-test bench run samples install clean deps
+.PHONY: all lib test gpu-test bench run samples install clean deps san-build
 # Keep intermediate objects (test/common) between runs.
 .SECONDARY:
 all: lib samples
-lib: $(LIB_A) $(LIB_SO)
+lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINKS)
 
-$(BUILD)/%.o: %.c include/batchsolve.h $(wildcard src/*.h)
+$(BUILD)/%.o: %.c include/batchsolve.h $(wildcard src/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.cu include/batchsolve.h $(wildcard src/*.h) $(wildcard cuda/*.cuh)
+$(BUILD)/%.o: %.cu include/batchsolve.h $(wildcard src/*.h) $(wildcard cuda/*.cuh) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+# context.cu names the build's GPU code in its reason when none loads on a device
+$(BUILD)/cuda/context.o: override NVFLAGS += -DBSI_CUDA_ARCH_LIST='"$(CUDA_ARCH_LIST)"'
 
 $(LIB_A): $(OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# --exclude-libs: the static CUDA runtime inside stays private (a program's own
+# libcudart is not interposed); --no-undefined: every dependency is named here.
 $(LIB_SO): $(OBJ)
-	$(CC) -shared -fopenmp -o $@ $^ $(CUDA_LIBS) -lm
+	$(CC) -shared -fopenmp -Wl,-soname,$(SONAME) -Wl,--exclude-libs,ALL -Wl,--no-undefined \
+	    -o $@ $^ $(CUDA_LIBS) -lm
+$(LIB_SO_LINKS): $(LIB_SO)
+	ln -sf $(if $(filter %/$(SONAME),$@),$(notdir $(LIB_SO)),$(SONAME)) $@
 
 $(DEPS_STAMP): scripts/ensure-deps.sh
 	@mkdir -p $(dir $@)
@@ -107,9 +175,31 @@ samples: $(SAMPLES)
 # Each test program exits non-zero on failure; all run even if one fails.
 # The GPU tests run too (they skip, saying so, without a GPU), then the
 # self-checking samples; the CUDA benchmarks and probes and every sample are
-# built, so that CI compiles every line of CUDA code and of the samples.
-test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES) $(SAMPLES)
-	@fail=0; for t in $(TESTS) $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+# built, so that CI compiles every line of CUDA code and of the samples.  Then
+# the README's examples against their files, an install linked as the README
+# says, and the sanitizer subset.
+test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES) $(SAMPLES) $(BUILD)/stage/.installed san-build
+	@fail=0; for t in $(TESTS) $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; \
+	echo "== README.md's examples are samples/readme_*.c"; sh scripts/readme-code.sh check || fail=1; \
+	echo "== make install into $(BUILD)/stage, programs linked as README.md says"; \
+	CC='$(CC)' sh scripts/check-install.sh $(abspath $(BUILD))/stage samples/readme_gesv.c || fail=1; \
+	for t in $(SAN_TESTS); do echo "== $(SAN_BUILD)/test/$$t (quick; AddressSanitizer, UndefinedBehaviorSanitizer)"; \
+	BSOLVE_TEST_QUICK=1 $(SAN_ENV) $(SAN_BUILD)/test/$$t || fail=1; done; exit $$fail
+
+# make test's install check: make install into $(BUILD)/stage.
+$(BUILD)/stage/.installed: $(LIB_A) $(LIB_SO) batchsolve.pc.in include/batchsolve.h
+	$(call install-to,$(abspath $(BUILD))/stage,$(abspath $(BUILD))/stage)
+	@touch $@
+
+# make test's sanitizer run: a quick subset of the CPU test programs, CPU-only,
+# built with AddressSanitizer and UndefinedBehaviorSanitizer in their own
+# directory; any finding ends the program with a non-zero status.
+SAN_BUILD  ?= $(BUILD)/asan
+SAN_TESTS  ?= test_args test_gesv test_getrf test_gtsv test_qr test_singular
+SAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(ARCH)
+SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1
+san-build: $(DEPS_STAMP)
+	@+$(MAKE) --no-print-directory NVCC= BUILD=$(SAN_BUILD) CFLAGS='$(SAN_CFLAGS)' $(SAN_TESTS:%=$(SAN_BUILD)/test/%)
 
 # GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend
 # (CK_FORK=no: a CUDA context does not survive Check's fork).
@@ -126,16 +216,25 @@ gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
 bench: $(BENCHES) $(CU_BENCHES)
 	@for b in $(BENCHES) $(CU_BENCHES); do echo "== $$b"; $$b || exit 1; done
 
-run: $(DEPS_STAMP) $(BUILD)/samples/batch_run
+run: $(BUILD)/samples/batch_run
 	$(BUILD)/samples/batch_run
 
+# $(call install-to,DIR,PREFIX): the header, both libraries (the shared one with its
+# links) and batchsolve.pc (naming PREFIX) into DIR.
+define install-to
+install -d $(1)/include $(1)/lib/pkgconfig
+install -m 644 include/batchsolve.h $(1)/include/
+install -m 644 $(LIB_A) $(1)/lib/
+install -m 755 $(LIB_SO) $(1)/lib/
+ln -sf $(notdir $(LIB_SO)) $(1)/lib/$(SONAME)
+ln -sf $(SONAME) $(1)/lib/libbatchsolve.so
+sed -e 's|@PREFIX@|$(2)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_LIBS)|' \
+    batchsolve.pc.in > $(1)/lib/pkgconfig/batchsolve.pc
+endef
+# (ldconfig after a root install into the system: the loader finds the new library)
 install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 include/batchsolve.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@CUDA_LIBS@|$(CUDA_LIBS)|' batchsolve.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/batchsolve.pc
+	$(call install-to,$(DESTDIR)$(PREFIX),$(PREFIX))
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
 	rm -rf $(BUILD)

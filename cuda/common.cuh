@@ -68,6 +68,11 @@ struct bsi_gt_state {
 struct bsi_cuda {
     int device;
     int nsm;
+    int cc;              /* compute capability, major * 10 + minor (9.0: 90) */
+    int code_arch;       /* virtual architecture the running kernels were compiled for
+                          * (cudaFuncAttributes::ptxVersion, 90 for compute_90): code
+                          * behind __CUDA_ARCH__ >= X exists only where code_arch >= X */
+    int smem_optin;      /* most dynamic shared memory one block may opt in to, bytes */
     cudaStream_t stream; /* the user's (or the legacy default) stream */
     cudaEvent_t order;   /* orders the pipeline streams after the user stream */
     bsi_slot slot[BSI_NSTREAMS];
@@ -76,6 +81,11 @@ struct bsi_cuda {
     int gtgen;           /* the last generation number used in gtflag */
     bsi_gt_state gt;     /* the tridiagonal launchers' */
 };
+
+/* Programmatic dependent launch (the launch attribute and the kernels'
+ * griddepcontrol, compiled only for __CUDA_ARCH__ >= 900): only where both
+ * the device and the code that runs on it have it. */
+static inline bool bsi_cuda_has_pdl(const bsi_cuda *c) { return c->cc >= 90 && c->code_arch >= 90; }
 
 /* Device view of a batch layout: entry (i, j) of system k at
  * p[k*ks + i*is + j*js].  For INTERLEAVED: ks = 1, is = ld, js = r*ld. */

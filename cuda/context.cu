@@ -82,6 +82,56 @@ static int bsi_kind_of(const void *const *p, int np)
     return kind < 0 ? 0 : kind;
 }
 
+/* ---- device checks ---------------------------------------------------------- */
+
+/* The Makefile names the GPU code it compiled (CUDA_ARCHS) so that a device
+ * that cannot run it is told what the build holds. */
+#ifndef BSI_CUDA_ARCH_LIST
+#define BSI_CUDA_ARCH_LIST "(not recorded)"
+#endif
+
+extern "C" const char *bsi_cuda_build_archs(void) { return BSI_CUDA_ARCH_LIST; }
+
+/* Does nothing: whether it loads on the device says whether this build holds
+ * code the device can run (every file is compiled for the same architectures),
+ * and its attributes say which virtual architecture that code was compiled for. */
+__global__ void bsi_probe_kernel() {}
+
+/* Records the device's compute capability and limits in c, and fails with the
+ * reason where this build's kernels cannot run on it. */
+static bsolve_status bsi_cuda_check_device(bsolve_ctx *ctx, bsi_cuda *c)
+{
+    int major = 0, minor = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, c->device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&c->nsm, cudaDevAttrMultiProcessorCount, c->device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&c->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c->device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return bsi_fail(ctx, BSOLVE_ENODEVICE, "CUDA device %d unusable: %s", c->device, cudaGetErrorString(e));
+    }
+    c->cc = major * 10 + minor;
+    cudaFuncAttributes fa;
+    e = cudaFuncGetAttributes(&fa, bsi_probe_kernel);
+    if (e == cudaSuccess) {
+        c->code_arch = fa.ptxVersion;
+        return BSOLVE_SUCCESS;
+    }
+    (void)cudaGetLastError();
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction)
+        return bsi_fail(ctx, BSOLVE_ENODEVICE,
+                        "no kernel image for compute capability %d.%d in this build (built for %s)", major, minor,
+                        BSI_CUDA_ARCH_LIST);
+    if (e == cudaErrorUnsupportedPtxVersion || e == cudaErrorInvalidPtx || e == cudaErrorJitCompilerNotFound ||
+        e == cudaErrorJitCompilationDisabled)
+        return bsi_fail(ctx, BSOLVE_ENODEVICE,
+                        "this build's GPU code (%s) cannot be compiled for compute capability %d.%d by the driver: %s",
+                        BSI_CUDA_ARCH_LIST, major, minor, cudaGetErrorString(e));
+    return bsi_fail(ctx, BSOLVE_ENODEVICE, "CUDA device %d (compute capability %d.%d) unusable: %s", c->device,
+                    major, minor, cudaGetErrorString(e));
+}
+
 extern "C" int bsi_cuda_available(void)
 {
     int count = 0;
@@ -103,7 +153,11 @@ extern "C" bsolve_status bsi_cuda_init(bsolve_ctx *ctx)
     if (!c) return bsi_fail(ctx, BSOLVE_ENOMEM, "out of host memory");
     memset(c, 0, sizeof *c);
     cudaGetDevice(&c->device);
-    cudaDeviceGetAttribute(&c->nsm, cudaDevAttrMultiProcessorCount, c->device);
+    const bsolve_status st = bsi_cuda_check_device(ctx, c);
+    if (st != BSOLVE_SUCCESS) {
+        delete c;
+        return st;
+    }
     c->stream = 0;
     e = cudaEventCreateWithFlags(&c->order, cudaEventDisableTiming);
     for (int s = 0; s < BSI_NSTREAMS && e == cudaSuccess; s++) {

@@ -563,6 +563,9 @@ static cudaError_t gt_long_solve(bsolve_ctx *ctx, const gt_plan &p, const gt_til
     bsi_cuda *C = ctx->cuda;
     bsi_gt_state &gs = C->gt;
     const gt_cfg &cf = p.cfg;
+    /* not on devices or code without it (pre-sm_90): a kernel without
+     * griddepcontrol.wait launched early would read its input too soon */
+    const bool pdl = cf.pdl && bsi_cuda_has_pdl(C);
     const int method = p.method;
     gt_long_args<R> lv[GT_MAX_LEVELS];
     gt_long_shape sh[GT_MAX_LEVELS];
@@ -607,7 +610,7 @@ static cudaError_t gt_long_solve(bsolve_ctx *ctx, const gt_plan &p, const gt_til
         if (v.red) G.GI = take(v.np1 * cur.batch), G.VI = take(v.np1 * cur.batch), G.WI = take(v.np1 * cur.batch);
         sh[nl++] = s;
         /* every launch after the first overlaps its start with the one before */
-        if ((e = gt_launch_long<R>(gs, method, true, G, s, st, cf.pdl && nl > 1)) != cudaSuccess) return e;
+        if ((e = gt_launch_long<R>(gs, method, true, G, s, st, pdl && nl > 1)) != cudaSuccess) return e;
         gt_tile_args<R> r;
         memset(&r, 0, sizeof r);
         r.dl = G.RA, r.d = G.RB, r.du = G.RC, r.B = G.RD;
@@ -621,9 +624,9 @@ static cudaError_t gt_long_solve(bsolve_ctx *ctx, const gt_plan &p, const gt_til
     if (!gt_tile_shape_for(cur.m, false, sizeof(R), gt_smem_optin(ctx), tsh)) return cudaErrorInvalidValue;
     cur.S = tsh.S, cur.P = tsh.P, cur.lsh = tsh.lsh, cur.ss = tsh.ss, cur.na = tsh.na;
     cur.pcr = cf.pcr;
-    if ((e = gt_launch_tile<R>(gs, method, cur, tsh, st, cf.pdl)) != cudaSuccess) return e;
+    if ((e = gt_launch_tile<R>(gs, method, cur, tsh, st, pdl)) != cudaSuccess) return e;
     for (int l = nl - 1; l >= 0; l--)
-        if ((e = gt_launch_long<R>(gs, method, false, lv[l], sh[l], st, cf.pdl)) != cudaSuccess) return e;
+        if ((e = gt_launch_long<R>(gs, method, false, lv[l], sh[l], st, pdl)) != cudaSuccess) return e;
     return cudaSuccess;
 }
 

@@ -119,7 +119,7 @@ __device__ __forceinline__ void gt_long_load(const gt_long_args<R> &G, R *Lg, in
         gt_tile_move<R, true>(Lg + 2 * SS, A.du, nullptr, A.dks, A.dis, k0, nsys, rows, LSH, ss, G.S);
         gt_tile_move<R, true>(Lg + 3 * SS, A.B, nullptr, A.bks, A.bis, k0, nsys, rows, LSH, ss, G.S);
     }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    gt_cp_wait();
     __syncthreads();
 }
 

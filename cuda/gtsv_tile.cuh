@@ -44,13 +44,27 @@ template <typename R> struct gt_tile_args {
     int64_t batch;
 };
 
+/* One element global -> shared by an asynchronous copy (sm_80 and later;
+ * gt_cp_wait() completes the thread's copies), an ordinary load and store
+ * on older devices. */
 template <typename R> __device__ __forceinline__ void gt_cp8(R *sdst, const R *gsrc)
 {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     const unsigned sa = (unsigned)__cvta_generic_to_shared(sdst);
     if (sizeof(R) == 8)
         asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(sa), "l"(gsrc) : "memory");
     else
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(sa), "l"(gsrc) : "memory");
+#else
+    *sdst = *gsrc;
+#endif
+}
+
+__device__ __forceinline__ void gt_cp_wait()
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 /* floor(x / d) for x * d < 2^32 by a multiply-high: the tile copies split
@@ -540,7 +554,7 @@ __global__ void __launch_bounds__(256, LSH == 3 ? 2 : 0) gt_tilek(const gt_tile_
         gt_tile_move<R, true>(Bv, A.B, nullptr, A.bks, A.bis, k0, nsys, m, lsh, ss, S);
     }
     for (int s = threadIdx.x; s < S; s += blockDim.x) flag[s] = 0, smax[s] = 0;
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    gt_cp_wait();
     __syncthreads();
 
     const int t = threadIdx.x;

@@ -7,6 +7,8 @@
 #   and perf/probe_gtsv (latency of few-long tridiagonal calls) with bench_gtsv_gpu.
 # Logs, CSV and PNG go to $OUT (at most 8 files); a summary table is printed last.
 # Usage there:  bash perf/device-run.sh            (needs .device-deps carried)
+# Builds for the device's architecture only (CUDA_ARCHS=90 on an H100: minutes less than
+# the portable build); CUDA_ARCHS=families bash perf/device-run.sh checks the default list.
 # Env: SKIP_CPU_TESTS=1, SKIP_GPU_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, STEP_TIMEOUT=<s>,
 #      BENCH_LIST="bench_gpu ...", BENCH_TIMEOUT=<s>, SAN_LIST="gtsv qr" to shorten a run.
 set -u
@@ -14,6 +16,8 @@ OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 T0=$(date +%s)
 source .device-deps/env.sh
+CUDA_ARCHS=${CUDA_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)}
+export CUDA_ARCHS=${CUDA_ARCHS:-90} # in the environment: every make below builds this, in build/
 ST=${STEP_TIMEOUT:-200}
 declare -A RES
 
@@ -28,7 +32,8 @@ step() { # name timeout logfile command...
     return $rc
 }
 
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1; } >"$OUT/build.log" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1;
+  echo "CUDA_ARCHS=$CUDA_ARCHS"; } >"$OUT/build.log" 2>&1
 if [ -n "${TUNE:-}" ]; then # team-size experiment, compiled beside the library
     mkdir -p build && nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Icuda perf/tune_team.cu -o build/tune_team \
         >>"$OUT/build.log" 2>&1 &

@@ -118,6 +118,9 @@ static inline int64_t bsi_index(bsolve_layout l, int64_t r, int64_t i, int64_t j
 bsolve_status bsi_cuda_init(bsolve_ctx *ctx);  /* BSOLVE_ENODEVICE when no GPU */
 void bsi_cuda_fini(bsolve_ctx *ctx);
 int bsi_cuda_available(void);                  /* 1 when a usable GPU exists */
+/* The GPU code this build holds, e.g. "sm_75 sm_80 sm_90 compute_90" (SASS
+ * and PTX; the Makefile's CUDA_ARCHS), "" without the CUDA backend. */
+const char *bsi_cuda_build_archs(void);
 bsolve_status bsi_cuda_set_stream(bsolve_ctx *ctx, void *stream);
 bsolve_status bsi_cuda_synchronize(bsolve_ctx *ctx);
 bsolve_status bsi_cuda_convert(bsolve_ctx *ctx, bsolve_precision prec, int64_t r, int64_t c,

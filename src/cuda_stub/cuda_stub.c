@@ -7,6 +7,8 @@
 
 int bsi_cuda_available(void) { return 0; }
 
+const char *bsi_cuda_build_archs(void) { return ""; }
+
 bsolve_status bsi_cuda_init(bsolve_ctx *ctx)
 {
     return bsi_fail(ctx, BSOLVE_ENODEVICE, "this build of batchsolve has no CUDA backend (built without nvcc)");
