@@ -205,12 +205,6 @@ san-build: $(DEPS_STAMP)
 # (CK_FORK=no: a CUDA context does not survive Check's fork).
 gpu-test: $(GPU_TESTS) $(TESTS) $(SAMPLE_CHECKS)
 	@fail=0; for t in $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; \
-	echo "== gpu_gtsv with the few-long method in levels of 16-row partitions (no fused kernel), the chunk reduction on every level"; \
-	BSOLVE_GT_FUSED=0 BSOLVE_GT_LONG_L=16 BSOLVE_GT_CHUNKRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
-	echo "== gpu_gtsv (quick) with the fused kernel's block bottom on every size and its blocks looping (7 of them)"; \
-	BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=3 BSOLVE_GT_FUSED_GRID=7 $(BUILD)/test/gpu_gtsv || fail=1; \
-	echo "== gpu_gtsv (quick) in levels with the reduction by warps wherever it applies"; \
-	BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=0 BSOLVE_GT_CHUNKRED=0 BSOLVE_GT_WARPRED=2 BSOLVE_GT_LONG_BOTTOM=64 $(BUILD)/test/gpu_gtsv || fail=1; \
 	for t in $(TESTS); do echo "== BSOLVE_TEST_BACKEND=cuda $$t"; CK_FORK=no BSOLVE_TEST_BACKEND=cuda $$t || fail=1; done; exit $$fail
 
 bench: $(BENCHES) $(CU_BENCHES)

@@ -74,10 +74,9 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
             compute-sanitizer --tool racecheck --error-exitcode 9 build/test/gpu_$p
     done
     # the few-long levels with the reduction by warps wherever it applies (the
-    # quick sizes take it only when forced)
+    # quick sizes take it only when forced: gpu_gtsv's warpred configuration)
     case " ${SAN_LIST:-lu gtsv qr} " in *" gtsv "*)
-        step memcheck-gtsv-warpred 200 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_GT_FUSED=0 \
-            BSOLVE_GT_CHUNKRED=0 BSOLVE_GT_WARPRED=2 BSOLVE_GT_LONG_BOTTOM=64 \
+        step memcheck-gtsv-warpred 200 "$OUT/sanitizer.log" env BSOLVE_TEST_QUICK=1 BSOLVE_TEST_GT_CONFIG=warpred \
             compute-sanitizer --tool memcheck --error-exitcode 9 build/test/gpu_gtsv ;;
     esac
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL" "$OUT/sanitizer.log" | tail -8
