@@ -1,9 +1,10 @@
 /*
- * context.c -- creating contexts, choosing the backend, and the CPU
- * workspace that lets repeated calls run without allocating.
+ * context.c -- creating contexts, choosing the backend, and the workspaces
+ * that let repeated calls run without allocating.
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ void bsolve_ctx_destroy(bsolve_ctx *ctx)
     if (!ctx) return;
     if (ctx->cuda) bsi_cuda_fini(ctx);
     free(ctx->work);
+    free(ctx->fwork);
     free(ctx);
 }
 
@@ -76,19 +78,25 @@ bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx)
     return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_synchronize(ctx) : BSOLVE_SUCCESS;
 }
 
-void *bsi_workspace(bsolve_ctx *ctx, size_t bytes)
+/* A buffer at *p of *have bytes, grown to at least `bytes`, 64-byte aligned. */
+static void *grow(void **p, size_t *have, size_t bytes)
 {
-    if (bytes <= ctx->work_bytes) return ctx->work;
+    if (bytes <= *have) return *p;
     /* Grow by at least half again so that slowly growing shapes settle fast. */
-    size_t want = bytes + bytes / 2;
+    size_t want = bytes <= SIZE_MAX / 3 * 2 ? bytes + bytes / 2 : bytes;
+    if (want > SIZE_MAX - 63) return NULL;
     want = (want + 63) / 64 * 64;
-    void *p = aligned_alloc(64, want);
-    if (!p) return NULL;
-    free(ctx->work);
-    ctx->work = p;
-    ctx->work_bytes = want;
-    return p;
+    void *q = aligned_alloc(64, want);
+    if (!q) return NULL;
+    free(*p);
+    *p = q;
+    *have = want;
+    return q;
 }
+
+void *bsi_workspace(bsolve_ctx *ctx, size_t bytes) { return grow(&ctx->work, &ctx->work_bytes, bytes); }
+
+void *bsi_front_workspace(bsolve_ctx *ctx, size_t bytes) { return grow(&ctx->fwork, &ctx->fwork_bytes, bytes); }
 
 bsolve_status bsi_test_force(bsolve_ctx *ctx, int knob, int value)
 {
