@@ -111,8 +111,22 @@ typedef struct bsolve_ctx bsolve_ctx;
 
 /* Creates a context on `backend`.  BSOLVE_BACKEND_CUDA on a machine (or a
  * build) without a usable GPU returns BSOLVE_ENODEVICE and sets *ctx to
- * NULL; BSOLVE_BACKEND_AUTO never fails for that reason. */
+ * NULL (bsolve_backend_probe says why); BSOLVE_BACKEND_AUTO never fails
+ * for that reason: it takes the CPU, and bsolve_ctx_message(ctx) then says
+ * why the GPU was not taken until the next call on the context. */
 BSOLVE_API bsolve_status bsolve_ctx_create(bsolve_ctx **ctx, bsolve_backend backend);
+
+/* Tells, without keeping anything, whether `backend` is usable here.
+ *   backend  AUTO, CPU or CUDA;
+ *   why      receives a NUL-terminated reason, truncated to why_len bytes:
+ *            why CUDA is unusable, or why AUTO would run on the CPU; "" when
+ *            there is nothing to say.  May be NULL (or why_len 0).
+ * Returns what bsolve_ctx_create(&ctx, backend) would return: BSOLVE_SUCCESS
+ * (always for CPU and AUTO), BSOLVE_ENODEVICE for CUDA without a usable
+ * GPU, BSOLVE_EINVAL for a value that is not a bsolve_backend, or
+ * BSOLVE_ENOMEM.  It creates and frees a context (on CUDA: streams and
+ * events on the current device), so it costs what that costs. */
+BSOLVE_API bsolve_status bsolve_backend_probe(bsolve_backend backend, char *why, size_t why_len);
 
 /* Frees the context and its workspace; NULL is accepted. */
 BSOLVE_API void bsolve_ctx_destroy(bsolve_ctx *ctx);
@@ -125,7 +139,8 @@ BSOLVE_API bsolve_backend bsolve_ctx_backend(const bsolve_ctx *ctx);
 BSOLVE_API bsolve_status bsolve_ctx_set_threads(bsolve_ctx *ctx, int nthreads);
 
 /* The message describing the last failed call on this context (e.g.
- * "bsolve_dgesv: n = -3 must be >= 1"), or "" after a successful call. */
+ * "bsolve_dgesv: n = -3 must be >= 1"), or "" after a successful call;
+ * after bsolve_ctx_create(AUTO) fell back to the CPU, the reason why. */
 BSOLVE_API const char *bsolve_ctx_message(const bsolve_ctx *ctx);
 
 /* Name of a backend ("auto", "cpu", "cuda"). */
