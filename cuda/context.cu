@@ -369,3 +369,9 @@ bsolve_status bsi_run(bsolve_ctx *ctx, const char *fn, const char *mixed, int64_
     BSI_CUDA_TRY(ctx, launch(user, 0, batch, dptr, l, ctx->cuda->stream), fn);
     return BSOLVE_SUCCESS;
 }
+
+/* The front end's question (src/block.c): may it touch p on the host? */
+extern "C" int bsi_cuda_host_memory(const void *p)
+{
+    return !bsi_is_device_ptr(p);
+}

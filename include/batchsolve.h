@@ -15,7 +15,8 @@
  *     other status nothing was written, and bsolve_ctx_message() names the
  *     offending argument;
  *   - counts, strides and offsets are int64_t so that batches of 10^8
- *     systems of order 128 index correctly;
+ *     systems of order 128 index correctly; arrays whose layout reaches
+ *     beyond what int64_t can address are refused (see "Batch layouts");
  *   - the library never prints, aborts or exits, and has no global mutable
  *     state: contexts are independent.  A context must not be used by two
  *     threads at once; use one context per thread.
@@ -102,13 +103,30 @@ typedef enum {
 } bsolve_backend;
 
 /* A context owns the workspace of one backend and the last error message.
- * Repeated calls of the same shape on one context allocate nothing. */
+ * Repeated calls of the same shape on one context allocate nothing.  The
+ * memory a call uses besides its arguments grows with its systems, not with
+ * nrhs: many right-hand sides are solved a block of columns at a time, with
+ * the results of a single pass, bit for bit. */
 typedef struct bsolve_ctx bsolve_ctx;
 
 /* Creates a context on `backend`.  BSOLVE_BACKEND_CUDA on a machine (or a
  * build) without a usable GPU returns BSOLVE_ENODEVICE and sets *ctx to
- * NULL; BSOLVE_BACKEND_AUTO never fails for that reason. */
+ * NULL (bsolve_backend_probe says why); BSOLVE_BACKEND_AUTO never fails
+ * for that reason: it takes the CPU, and bsolve_ctx_message(ctx) then says
+ * why the GPU was not taken until the next call on the context. */
 BSOLVE_API bsolve_status bsolve_ctx_create(bsolve_ctx **ctx, bsolve_backend backend);
+
+/* Tells, without keeping anything, whether `backend` is usable here.
+ *   backend  AUTO, CPU or CUDA;
+ *   why      receives a NUL-terminated reason, truncated to why_len bytes:
+ *            why CUDA is unusable, or why AUTO would run on the CPU; "" when
+ *            there is nothing to say.  May be NULL (or why_len 0).
+ * Returns what bsolve_ctx_create(&ctx, backend) would return: BSOLVE_SUCCESS
+ * (always for CPU and AUTO), BSOLVE_ENODEVICE for CUDA without a usable
+ * GPU, BSOLVE_EINVAL for a value that is not a bsolve_backend, or
+ * BSOLVE_ENOMEM.  It creates and frees a context (on CUDA: streams and
+ * events on the current device), so it costs what that costs. */
+BSOLVE_API bsolve_status bsolve_backend_probe(bsolve_backend backend, char *why, size_t why_len);
 
 /* Frees the context and its workspace; NULL is accepted. */
 BSOLVE_API void bsolve_ctx_destroy(bsolve_ctx *ctx);
@@ -121,7 +139,8 @@ BSOLVE_API bsolve_backend bsolve_ctx_backend(const bsolve_ctx *ctx);
 BSOLVE_API bsolve_status bsolve_ctx_set_threads(bsolve_ctx *ctx, int nthreads);
 
 /* The message describing the last failed call on this context (e.g.
- * "bsolve_dgesv: n = -3 must be >= 1"), or "" after a successful call. */
+ * "bsolve_dgesv: n = -3 must be >= 1"), or "" after a successful call;
+ * after bsolve_ctx_create(AUTO) fell back to the CPU, the reason why. */
 BSOLVE_API const char *bsolve_ctx_message(const bsolve_ctx *ctx);
 
 /* Name of a backend ("auto", "cpu", "cuda"). */
@@ -142,6 +161,12 @@ BSOLVE_API const char *bsolve_backend_name(bsolve_backend backend);
  * is the layout in which the CPU and GPU kernels run at full speed, and
  * the one to choose when you build the matrices yourself.  Matrices laid out
  * with a stride may overlap only if they are read-only.
+ *
+ * Size limit: for batch > 0, the byte offset one past the batch's last entry
+ * ((batch-1)*stride + the last column's or row's end; for INTERLEAVED
+ * ld*r*c), times the element size, must fit in int64_t.  Larger values
+ * (e.g. ld = 2^62) are refused with BSOLVE_EINVAL, the message naming the
+ * array and its ld or stride; nothing is read or written.
  * ------------------------------------------------------------------------ */
 
 typedef enum {
@@ -173,9 +198,9 @@ static inline bsolve_layout bsolve_layout_interleaved(int64_t ld)
     return l;
 }
 
-/* Copies a batch of r x c matrices from layout `lsrc` to layout `ldst`
- * (any pair of layouts; src and dst must not overlap).  On the CUDA
- * backend both arrays may be host or device memory. */
+/* Copies a batch of r x c matrices (r, c >= 1; batch >= 0) from layout
+ * `lsrc` to layout `ldst` (any pair of layouts; src and dst must not
+ * overlap).  On the CUDA backend both arrays may be host or device memory. */
 BSOLVE_API bsolve_status bsolve_dconvert(bsolve_ctx *ctx, int64_t r, int64_t c, int64_t batch,
                                          const double *src, bsolve_layout lsrc,
                                          double *dst, bsolve_layout ldst);
@@ -203,7 +228,7 @@ typedef enum {
 
 /* Solves A_k X_k = B_k for every system k, overwriting B with X.
  *   n      order of the systems, 1..BSOLVE_MAX_N;
- *   nrhs   right-hand sides per system, >= 1;
+ *   nrhs   right-hand sides per system, 1..INT32_MAX;
  *   batch  number of systems, >= 0;
  *   A, la  the matrices and their layout; A is only read;
  *   B, lb  the n x nrhs right-hand sides, overwritten with the solutions;
@@ -226,7 +251,9 @@ typedef struct bsolve_lu bsolve_lu;
 
 /* Allocates a factorization object for `batch` systems of order n in the
  * given precision and pivoting mode.  Factor into it with ?getrf as often as
- * needed: it is reused, nothing is allocated again. */
+ * needed: it is reused, nothing is allocated again.  A batch whose factors
+ * would need more than INT64_MAX bytes is BSOLVE_EINVAL; one that does not
+ * fit in memory, BSOLVE_ENOMEM. */
 BSOLVE_API bsolve_status bsolve_lu_create(bsolve_ctx *ctx, bsolve_precision prec,
                                           bsolve_pivot pivot, int64_t n, int64_t batch,
                                           bsolve_lu **lu);
@@ -242,8 +269,8 @@ BSOLVE_API bsolve_status bsolve_dgetrf(bsolve_ctx *ctx, const double *A, bsolve_
 BSOLVE_API bsolve_status bsolve_sgetrf(bsolve_ctx *ctx, const float *A, bsolve_layout la,
                                        bsolve_lu *lu, int32_t *info);
 
-/* Solves with a factorization made by ?getrf: B (n x nrhs per system, layout
- * lb) is overwritten with X.  info (may be NULL) receives, per system, the
+/* Solves with a factorization made by ?getrf: B (n x nrhs per system,
+ * 1 <= nrhs <= INT32_MAX, layout lb) is overwritten with X.  info (may be NULL) receives, per system, the
  * factorization's info, or BSOLVE_INFO_NONFINITE where that system's B holds
  * a NaN or an infinity; the solution of every system with info != 0 is NaN. */
 BSOLVE_API bsolve_status bsolve_dgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs,
@@ -363,7 +390,7 @@ static inline bsolve_tlayout bsolve_tlayout_interleaved(int64_t ld)
 /* Solves T_k X_k = B_k for every system k, overwriting B with X.
  *   method      THOMAS, PARTIAL or GIVENS (above);
  *   m           equations per system, 1..INT32_MAX;
- *   nrhs        right-hand sides per system, >= 1;
+ *   nrhs        right-hand sides per system, 1..INT32_MAX;
  *   batch       number of systems, >= 0;
  *   dl, d, du   sub-, main and super-diagonals (m entries each per system,
  *               layout lt); only read;
@@ -383,7 +410,9 @@ BSOLVE_API bsolve_status bsolve_sgtsv(bsolve_ctx *ctx, bsolve_gtsv_method method
  * right-hand sides.  It holds about 5 reals per equation. */
 typedef struct bsolve_gt bsolve_gt;
 
-/* Allocates a factorization object for `batch` systems of m equations. */
+/* Allocates a factorization object for `batch` systems of m equations
+ * (1..INT32_MAX).  A batch whose factors would need more than INT64_MAX
+ * bytes is BSOLVE_EINVAL; one that does not fit in memory, BSOLVE_ENOMEM. */
 BSOLVE_API bsolve_status bsolve_gt_create(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method,
                                           int64_t m, int64_t batch, bsolve_gt **gt);
 
@@ -397,8 +426,8 @@ BSOLVE_API bsolve_status bsolve_dgttrf(bsolve_ctx *ctx, const double *dl, const 
 BSOLVE_API bsolve_status bsolve_sgttrf(bsolve_ctx *ctx, const float *dl, const float *d, const float *du,
                                        bsolve_tlayout lt, bsolve_gt *gt, int32_t *info);
 
-/* Solves with a factorization made by ?gttrf: B (m x nrhs per system, layout
- * lb) is overwritten with X.  info (may be NULL) receives, per system, the
+/* Solves with a factorization made by ?gttrf: B (m x nrhs per system,
+ * 1 <= nrhs <= INT32_MAX, layout lb) is overwritten with X.  info (may be NULL) receives, per system, the
  * factorization's info, or BSOLVE_INFO_NONFINITE where that system's B
  * holds a NaN or an infinity; solutions of systems with info != 0 are NaN. */
 BSOLVE_API bsolve_status bsolve_dgttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, double *B,
@@ -469,7 +498,7 @@ BSOLVE_API bsolve_precision bsolve_gt_precision(const bsolve_gt *gt);
 /* Solves min ||A_k X_k - B_k|| for every system k (QR factorization and
  * solve fused; nothing is kept).
  *   m, n   rows and columns of each A_k: 1 <= n <= 64, n <= m <= 128;
- *   nrhs   right-hand sides per system, >= 1;
+ *   nrhs   right-hand sides per system, 1..INT32_MAX;
  *   batch  number of systems, >= 0;
  *   A, la  the m x n matrices and their layout; A is only read;
  *   B, lb  the m x nrhs right-hand sides; overwritten: rows 0..n-1 with X_k,
@@ -490,7 +519,8 @@ BSOLVE_API bsolve_status bsolve_sgels(bsolve_ctx *ctx, int64_t m, int64_t n, int
 typedef struct bsolve_qr bsolve_qr;
 
 /* Allocates a factorization object for `batch` systems of m x n matrices
- * (limits as for gels).  Factor into it with ?geqrf as often as needed.
+ * (limits as for gels; a batch whose factors would need more than INT64_MAX
+ * bytes is BSOLVE_EINVAL).  Factor into it with ?geqrf as often as needed.
  * CUDA backend: the factors live in device memory (interleaved); ?geqrf and
  * ?geqrs take device or host arrays as gels does. */
 BSOLVE_API bsolve_status bsolve_qr_create(bsolve_ctx *ctx, bsolve_precision prec, int64_t m, int64_t n,
@@ -508,7 +538,7 @@ BSOLVE_API bsolve_status bsolve_sgeqrf(bsolve_ctx *ctx, const float *A, bsolve_l
                                        int32_t *info);
 
 /* Least squares with a factorization made by ?geqrf: the rotations are
- * applied to B (m x nrhs per system, layout lb), then R x = (Q^T b)(0:n-1) is
+ * applied to B (m x nrhs per system, 1 <= nrhs <= INT32_MAX, layout lb), then R x = (Q^T b)(0:n-1) is
  * solved; B is overwritten as by gels.  info (may be NULL) receives, per
  * system, the factorization's info, or BSOLVE_INFO_NONFINITE where that
  * system's B holds a NaN or an infinity; B of every system with info != 0

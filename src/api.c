@@ -3,59 +3,23 @@
  *
  * Each public s/d routine is a one-line wrapper around a precision-generic
  * function here, so every rule is checked in one place for every precision
- * and backend; backends receive only valid arguments.
+ * and backend; backends receive only valid arguments, and many right-hand
+ * sides (or large matrices to convert) a block of columns at a time
+ * (block.h).
  */
 #include "api_check.h"
+#include "block.h"
 #include "internal.h"
 #include "lu_cpu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
-/* ---- checks shared by every routine (the bsi_ ones also by api_qr.c:
- * api_check.h) ----------------------------------------------------------- */
+/* ---- checks (the shared ones are in api_check.c) ------------------------ */
 
 static int pivot_ok(bsolve_pivot p)
 {
     return p == BSOLVE_PIVOT_NONE || p == BSOLVE_PIVOT_PARTIAL || p == BSOLVE_PIVOT_FULL;
-}
-
-int bsi_prec_ok(bsolve_precision p)
-{
-    return p == BSOLVE_PREC_S || p == BSOLVE_PREC_D;
-}
-
-/* Checks that a batch of r x c matrices fits layout l; `name` is the array's
- * name in the caller's signature ("A", "B", ...). */
-bsolve_status bsi_check_layout(bsolve_ctx *ctx, const char *fn, const char *name,
-                               bsolve_layout l, int64_t r, int64_t c, int64_t batch)
-{
-    switch (l.kind) {
-    case BSOLVE_COL_MAJOR:
-    case BSOLVE_ROW_MAJOR: {
-        int col = l.kind == BSOLVE_COL_MAJOR;
-        int64_t minld = col ? r : c, span = l.ld * (col ? c : r);
-        if (l.ld < minld || l.ld < 1)
-            return bsi_fail(ctx, BSOLVE_EINVAL, "%s: %s ld = %lld must be >= %lld (the %s) for a %s layout",
-                            fn, name, (long long)l.ld, (long long)minld, col ? "rows" : "columns",
-                            col ? "column-major" : "row-major");
-        if (batch > 1 && l.stride < span)
-            return bsi_fail(ctx, BSOLVE_EINVAL,
-                            "%s: %s stride = %lld must be >= ld * %s = %lld so that matrices do not overlap",
-                            fn, name, (long long)l.stride, col ? "columns" : "rows", (long long)span);
-        if (l.stride < 0)
-            return bsi_fail(ctx, BSOLVE_EINVAL, "%s: %s stride = %lld must be >= 0", fn, name,
-                            (long long)l.stride);
-        return BSOLVE_SUCCESS;
-    }
-    case BSOLVE_INTERLEAVED:
-        if (l.ld < batch || l.ld < 1)
-            return bsi_fail(ctx, BSOLVE_EINVAL,
-                            "%s: %s ld = %lld must be >= batch = %lld (and >= 1) for the interleaved layout",
-                            fn, name, (long long)l.ld, (long long)batch);
-        return BSOLVE_SUCCESS;
-    }
-    return bsi_fail(ctx, BSOLVE_EINVAL, "%s: %s layout kind = %d is not a bsolve_layout_kind", fn, name,
-                    (int)l.kind);
 }
 
 static bsolve_status check_n(bsolve_ctx *ctx, const char *fn, int64_t n)
@@ -64,25 +28,6 @@ static bsolve_status check_n(bsolve_ctx *ctx, const char *fn, int64_t n)
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: n = %lld must be >= 1 and <= %d", fn, (long long)n,
                         BSOLVE_MAX_N);
     return BSOLVE_SUCCESS;
-}
-
-bsolve_status bsi_check_nrhs(bsolve_ctx *ctx, const char *fn, int64_t nrhs)
-{
-    if (nrhs < 1)
-        return bsi_fail(ctx, BSOLVE_EINVAL, "%s: nrhs = %lld must be >= 1", fn, (long long)nrhs);
-    return BSOLVE_SUCCESS;
-}
-
-bsolve_status bsi_check_batch(bsolve_ctx *ctx, const char *fn, int64_t batch)
-{
-    if (batch < 0)
-        return bsi_fail(ctx, BSOLVE_EINVAL, "%s: batch = %lld must be >= 0", fn, (long long)batch);
-    return BSOLVE_SUCCESS;
-}
-
-bsolve_status bsi_check_ptr(bsolve_ctx *ctx, const char *fn, const char *name, const void *p)
-{
-    return p ? BSOLVE_SUCCESS : bsi_fail(ctx, BSOLVE_ENULL, "%s: %s is NULL", fn, name);
 }
 
 /* Checks that lu may be used by ctx with precision prec. */
@@ -107,18 +52,45 @@ static bsolve_status check_lu(bsolve_ctx *ctx, const char *fn, const bsolve_lu *
 
 /* ---- gesv ------------------------------------------------------------- */
 
+/* A gesv call's arguments, for its column blocks (block.h). */
+typedef struct {
+    bsolve_precision prec;
+    bsolve_pivot pivot;
+    int64_t n, batch;
+    const void *A;
+    bsolve_layout la;
+    char *B;
+    bsolve_layout lb;
+    bsi_strides sb;
+    size_t es;
+} gesv_args;
+
+static bsolve_status gesv_run(bsolve_ctx *ctx, const gesv_args *g, void *B, int64_t nrhs, int32_t *info)
+{
+    if (ctx->backend == BSOLVE_BACKEND_CUDA)
+        return bsi_cuda_gesv(ctx, g->prec, g->pivot, g->n, nrhs, g->batch, g->A, g->la, B, g->lb, info);
+    return bsi_cpu_gesv(ctx, g->prec, g->pivot, g->n, nrhs, g->batch, g->A, g->la, B, g->lb, info);
+}
+
+static bsolve_status gesv_block(bsolve_ctx *ctx, void *arg, int64_t j0, int64_t nb, int32_t *info)
+{
+    const gesv_args *g = arg;
+    return gesv_run(ctx, g, g->B + j0 * g->sb.js * (int64_t)g->es, nb, info);
+}
+
 static bsolve_status gesv(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, bsolve_pivot pivot,
                           int64_t n, int64_t nrhs, int64_t batch, const void *A, bsolve_layout la,
                           void *B, bsolve_layout lb, int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
+    const size_t es = bsi_elem_size(prec);
     if (!pivot_ok(pivot))
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: pivot = %d is not a bsolve_pivot", fn, (int)pivot);
     TRY(check_n(ctx, fn, n));
     TRY(bsi_check_nrhs(ctx, fn, nrhs));
     TRY(bsi_check_batch(ctx, fn, batch));
-    TRY(bsi_check_layout(ctx, fn, "A", la, n, n, batch));
-    TRY(bsi_check_layout(ctx, fn, "B", lb, n, nrhs, batch));
+    TRY(bsi_check_layout(ctx, fn, "A", la, n, n, batch, es));
+    TRY(bsi_check_layout(ctx, fn, "B", lb, n, nrhs, batch, es));
     if (batch > 0) {
         TRY(bsi_check_ptr(ctx, fn, "A", A));
         TRY(bsi_check_ptr(ctx, fn, "B", B));
@@ -126,9 +98,12 @@ static bsolve_status gesv(bsolve_ctx *ctx, bsolve_precision prec, const char *fn
     }
     ctx->msg[0] = '\0';
     if (batch == 0) return BSOLVE_SUCCESS;
-    if (ctx->backend == BSOLVE_BACKEND_CUDA)
-        return bsi_cuda_gesv(ctx, prec, pivot, n, nrhs, batch, A, la, B, lb, info);
-    return bsi_cpu_gesv(ctx, prec, pivot, n, nrhs, batch, A, la, B, lb, info);
+    const gesv_args g = {prec, pivot, n, batch, A, la, B, lb, bsi_layout_strides(lb, n), es};
+    int64_t nblk = bsi_rhs_blocks(ctx, n, nrhs, es);
+    const void *const p[3] = {A, B, info};
+    if (nblk > 1 && !bsi_host_arrays(ctx, p, 3)) nblk = 1; /* device memory: no workspace grows with nrhs */
+    if (nblk == 1) return gesv_run(ctx, &g, B, nrhs, info);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, n, es, info, gesv_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgesv(bsolve_ctx *ctx, bsolve_pivot pivot, int64_t n, int64_t nrhs, int64_t batch,
@@ -158,6 +133,10 @@ bsolve_status bsolve_lu_create(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pi
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: pivot = %d is not a bsolve_pivot", fn, (int)pivot);
     TRY(check_n(ctx, fn, n));
     TRY(bsi_check_batch(ctx, fn, batch));
+    /* factors and reciprocal pivots, row and column pivots, info */
+    char what[40];
+    snprintf(what, sizeof what, "of order %lld", (long long)n);
+    TRY(bsi_check_storage(ctx, fn, batch, (n * n + n) * (int64_t)bsi_elem_size(prec) + 2 * n + 4, what));
     bsolve_lu *lu = calloc(1, sizeof *lu);
     if (!lu) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: out of host memory", fn);
     lu->backend = ctx->backend;
@@ -198,7 +177,7 @@ static bsolve_status getrf(bsolve_ctx *ctx, bsolve_precision prec, const char *f
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, prec, 0));
-    TRY(bsi_check_layout(ctx, fn, "A", la, lu->n, lu->n, lu->batch));
+    TRY(bsi_check_layout(ctx, fn, "A", la, lu->n, lu->n, lu->batch, bsi_elem_size(lu->prec)));
     if (lu->batch > 0) {
         TRY(bsi_check_ptr(ctx, fn, "A", A));
         TRY(bsi_check_ptr(ctx, fn, "info", info));
@@ -222,18 +201,45 @@ bsolve_status bsolve_sgetrf(bsolve_ctx *ctx, const float *A, bsolve_layout la, b
     return getrf(ctx, BSOLVE_PREC_S, "bsolve_sgetrf", A, la, lu, info);
 }
 
+/* A getrs call's arguments, for its column blocks. */
+typedef struct {
+    const bsolve_lu *lu;
+    char *B;
+    bsolve_layout lb;
+    bsi_strides sb;
+    size_t es;
+} getrs_args;
+
+static bsolve_status getrs_run(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
+                               int32_t *info)
+{
+    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_getrs(ctx, lu, nrhs, B, lb, info)
+                                               : bsi_cpu_getrs(ctx, lu, nrhs, B, lb, info);
+}
+
+static bsolve_status getrs_block(bsolve_ctx *ctx, void *arg, int64_t j0, int64_t nb, int32_t *info)
+{
+    const getrs_args *g = arg;
+    return getrs_run(ctx, g->lu, nb, g->B + j0 * g->sb.js * (int64_t)g->es, g->lb, info);
+}
+
 static bsolve_status getrs(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, const bsolve_lu *lu,
                            int64_t nrhs, void *B, bsolve_layout lb, int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, prec, 1));
+    const size_t es = bsi_elem_size(lu->prec);
     TRY(bsi_check_nrhs(ctx, fn, nrhs));
-    TRY(bsi_check_layout(ctx, fn, "B", lb, lu->n, nrhs, lu->batch));
+    TRY(bsi_check_layout(ctx, fn, "B", lb, lu->n, nrhs, lu->batch, es));
     if (lu->batch > 0) TRY(bsi_check_ptr(ctx, fn, "B", B));
     ctx->msg[0] = '\0';
     if (lu->batch == 0) return BSOLVE_SUCCESS;
-    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_getrs(ctx, lu, nrhs, B, lb, info)
-                                               : bsi_cpu_getrs(ctx, lu, nrhs, B, lb, info);
+    const getrs_args g = {lu, B, lb, bsi_layout_strides(lb, lu->n), es};
+    int64_t nblk = bsi_rhs_blocks(ctx, lu->n, nrhs, es);
+    const void *const p[2] = {B, info};
+    if (nblk > 1 && !bsi_host_arrays(ctx, p, 2)) nblk = 1;
+    if (nblk == 1) return getrs_run(ctx, lu, nrhs, B, lb, info);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, lu->batch, B, g.sb, lu->n, es, info, getrs_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, double *B, bsolve_layout lb,
@@ -254,7 +260,7 @@ bsolve_status bsolve_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, b
     static const char fn[] = "bsolve_lu_export";
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, (bsolve_precision)-1, 1));
-    if (LU) TRY(bsi_check_layout(ctx, fn, "LU", l, lu->n, lu->n, lu->batch));
+    if (LU) TRY(bsi_check_layout(ctx, fn, "LU", l, lu->n, lu->n, lu->batch, bsi_elem_size(lu->prec)));
     ctx->msg[0] = '\0';
     if (lu->batch == 0) return BSOLVE_SUCCESS;
     return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_lu_export(ctx, lu, LU, l, ipiv, jpiv)
@@ -263,24 +269,52 @@ bsolve_status bsolve_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, b
 
 /* ---- layout conversion ------------------------------------------------- */
 
+static bsolve_status convert_run(bsolve_ctx *ctx, bsolve_precision prec, int64_t r, int64_t c, int64_t batch,
+                                 const void *src, bsolve_layout ls, void *dst, bsolve_layout ld)
+{
+    if (ctx->backend == BSOLVE_BACKEND_CUDA) return bsi_cuda_convert(ctx, prec, r, c, batch, src, ls, dst, ld);
+    return bsi_cpu_convert(ctx, prec, r, c, batch, src, ls, dst, ld);
+}
+
 static bsolve_status convert(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, int64_t r, int64_t c,
                              int64_t batch, const void *src, bsolve_layout ls, void *dst, bsolve_layout ld)
 {
     if (!ctx) return BSOLVE_ENULL;
+    const int64_t es = (int64_t)bsi_elem_size(prec);
     if (r < 1 || c < 1)
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: r = %lld and c = %lld must be >= 1", fn, (long long)r,
                         (long long)c);
     TRY(bsi_check_batch(ctx, fn, batch));
-    TRY(bsi_check_layout(ctx, fn, "src", ls, r, c, batch));
-    TRY(bsi_check_layout(ctx, fn, "dst", ld, r, c, batch));
+    TRY(bsi_check_layout(ctx, fn, "src", ls, r, c, batch, (size_t)es));
+    TRY(bsi_check_layout(ctx, fn, "dst", ld, r, c, batch, (size_t)es));
     if (batch > 0) {
         TRY(bsi_check_ptr(ctx, fn, "src", src));
         TRY(bsi_check_ptr(ctx, fn, "dst", dst));
     }
     ctx->msg[0] = '\0';
     if (batch == 0) return BSOLVE_SUCCESS;
-    if (ctx->backend == BSOLVE_BACKEND_CUDA) return bsi_cuda_convert(ctx, prec, r, c, batch, src, ls, dst, ld);
-    return bsi_cpu_convert(ctx, prec, r, c, batch, src, ls, dst, ld);
+    /* (the layout checks bound r * c * es) */
+    if (r * c * es <= BSI_RHS_BYTES) return convert_run(ctx, prec, r, c, batch, src, ls, dst, ld);
+    /* Large matrices in blocks (block.h) of at most BSI_RHS_BYTES per
+     * matrix: whole columns, or pieces of one column where a column is
+     * larger, so that the backends' tiles and staging stay small. */
+    const bsi_strides ss = bsi_layout_strides(ls, r), sd = bsi_layout_strides(ld, r);
+    const char *s8 = src;
+    char *d8 = dst;
+    const int64_t nbc = BSI_RHS_BYTES / (r * es), nbr = BSI_RHS_BYTES / es;
+    for (int64_t j0 = 0; j0 < c; j0 += nbc > 0 ? nbc : 1) {
+        if (nbc > 0) {
+            const int64_t w = c - j0 < nbc ? c - j0 : nbc;
+            TRY(convert_run(ctx, prec, r, w, batch, s8 + j0 * ss.js * es, ls, d8 + j0 * sd.js * es, ld));
+            continue;
+        }
+        for (int64_t i0 = 0; i0 < r; i0 += nbr) {
+            const int64_t h = r - i0 < nbr ? r - i0 : nbr;
+            TRY(convert_run(ctx, prec, h, 1, batch, s8 + (j0 * ss.js + i0 * ss.is) * es, ls,
+                            d8 + (j0 * sd.js + i0 * sd.is) * es, ld));
+        }
+    }
+    return BSOLVE_SUCCESS;
 }
 
 bsolve_status bsolve_dconvert(bsolve_ctx *ctx, int64_t r, int64_t c, int64_t batch, const double *src,

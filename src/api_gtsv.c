@@ -3,16 +3,13 @@
  * argument checking and dispatch, in the style of api.c.  Backends receive
  * only valid arguments.
  */
+#include "api_check.h"
+#include "block.h"
 #include "gtsv_cpu.h"
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
-
-#define TRY(expr)                                    \
-    do {                                             \
-        bsolve_status try_s_ = (expr);               \
-        if (try_s_ != BSOLVE_SUCCESS) return try_s_; \
-    } while (0)
 
 static int method_ok(bsolve_gtsv_method me)
 {
@@ -33,53 +30,6 @@ static bsolve_status check_m(bsolve_ctx *ctx, const char *fn, int64_t m)
     return BSOLVE_SUCCESS;
 }
 
-static bsolve_status check_batch(bsolve_ctx *ctx, const char *fn, int64_t batch)
-{
-    if (batch < 0) return bsi_fail(ctx, BSOLVE_EINVAL, "%s: batch = %lld must be >= 0", fn, (long long)batch);
-    return BSOLVE_SUCCESS;
-}
-
-static bsolve_status check_nrhs(bsolve_ctx *ctx, const char *fn, int64_t nrhs)
-{
-    if (nrhs < 1 || nrhs > INT32_MAX)
-        return bsi_fail(ctx, BSOLVE_EINVAL, "%s: nrhs = %lld must be >= 1 and <= %d", fn, (long long)nrhs,
-                        INT32_MAX);
-    return BSOLVE_SUCCESS;
-}
-
-static bsolve_status check_ptr(bsolve_ctx *ctx, const char *fn, const char *name, const void *p)
-{
-    return p ? BSOLVE_SUCCESS : bsi_fail(ctx, BSOLVE_ENULL, "%s: %s is NULL", fn, name);
-}
-
-/* Checks that `cols` vectors of m entries per system, batch systems, fit
- * layout l; `name` names the layout argument ("lt", "lb"). */
-static bsolve_status check_tlayout(bsolve_ctx *ctx, const char *fn, const char *name, bsolve_tlayout l, int64_t m,
-                                   int64_t cols, int64_t batch)
-{
-    switch (l.kind) {
-    case BSOLVE_TCONTIGUOUS:
-        if (l.ld < m)
-            return bsi_fail(ctx, BSOLVE_EINVAL, "%s: %s ld = %lld must be >= m = %lld for the contiguous layout", fn,
-                            name, (long long)l.ld, (long long)m);
-        if (l.stride < 0)
-            return bsi_fail(ctx, BSOLVE_EINVAL, "%s: %s stride = %lld must be >= 0", fn, name, (long long)l.stride);
-        if (batch > 1 && l.stride < l.ld * (cols - 1) + m)
-            return bsi_fail(ctx, BSOLVE_EINVAL,
-                            "%s: %s stride = %lld must be >= %lld (ld * (columns - 1) + m) so that systems do not "
-                            "overlap",
-                            fn, name, (long long)l.stride, (long long)(l.ld * (cols - 1) + m));
-        return BSOLVE_SUCCESS;
-    case BSOLVE_TINTERLEAVED:
-        if (l.ld < batch || l.ld < 1)
-            return bsi_fail(ctx, BSOLVE_EINVAL,
-                            "%s: %s ld = %lld must be >= batch = %lld (and >= 1) for the interleaved layout", fn,
-                            name, (long long)l.ld, (long long)batch);
-        return BSOLVE_SUCCESS;
-    }
-    return bsi_fail(ctx, BSOLVE_EINVAL, "%s: %s kind = %d is not a bsolve_tlayout_kind", fn, name, (int)l.kind);
-}
-
 static bsolve_status check_gt(bsolve_ctx *ctx, const char *fn, const bsolve_gt *gt, bsolve_precision prec,
                               int must_be_factored)
 {
@@ -98,29 +48,58 @@ static bsolve_status check_gt(bsolve_ctx *ctx, const char *fn, const bsolve_gt *
 
 /* ---- gtsv --------------------------------------------------------------- */
 
+/* A gtsv call's arguments, for its column blocks (block.h). */
+typedef struct {
+    bsolve_precision prec;
+    bsolve_gtsv_method method;
+    int64_t m, batch;
+    const void *dl, *d, *du;
+    bsolve_tlayout lt;
+    char *B;
+    bsolve_tlayout lb;
+    bsi_strides sb;
+    size_t es;
+} gtsv_args;
+
+static bsolve_status gtsv_run(bsolve_ctx *ctx, const gtsv_args *g, void *B, int64_t nrhs, int32_t *info)
+{
+    if (ctx->backend == BSOLVE_BACKEND_CUDA)
+        return bsi_cuda_gtsv(ctx, g->prec, g->method, g->m, nrhs, g->batch, g->dl, g->d, g->du, g->lt, B, g->lb, info);
+    return bsi_cpu_gtsv(ctx, g->prec, g->method, g->m, nrhs, g->batch, g->dl, g->d, g->du, g->lt, B, g->lb, info);
+}
+
+static bsolve_status gtsv_block(bsolve_ctx *ctx, void *arg, int64_t j0, int64_t nb, int32_t *info)
+{
+    const gtsv_args *g = arg;
+    return gtsv_run(ctx, g, g->B + j0 * g->sb.js * (int64_t)g->es, nb, info);
+}
+
 static bsolve_status gtsv(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, bsolve_gtsv_method method,
                           int64_t m, int64_t nrhs, int64_t batch, const void *dl, const void *d, const void *du,
                           bsolve_tlayout lt, void *B, bsolve_tlayout lb, int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
+    const size_t es = bsi_elem_size(prec);
     TRY(check_method(ctx, fn, method));
     TRY(check_m(ctx, fn, m));
-    TRY(check_nrhs(ctx, fn, nrhs));
-    TRY(check_batch(ctx, fn, batch));
-    TRY(check_tlayout(ctx, fn, "lt", lt, m, 1, batch));
-    TRY(check_tlayout(ctx, fn, "lb", lb, m, nrhs, batch));
+    TRY(bsi_check_nrhs(ctx, fn, nrhs));
+    TRY(bsi_check_batch(ctx, fn, batch));
+    TRY(bsi_check_tlayout(ctx, fn, "lt", lt, m, 1, batch, es));
+    TRY(bsi_check_tlayout(ctx, fn, "lb", lb, m, nrhs, batch, es));
     if (batch > 0) {
-        TRY(check_ptr(ctx, fn, "dl", dl));
-        TRY(check_ptr(ctx, fn, "d", d));
-        TRY(check_ptr(ctx, fn, "du", du));
-        TRY(check_ptr(ctx, fn, "B", B));
-        TRY(check_ptr(ctx, fn, "info", info));
+        TRY(bsi_check_ptr(ctx, fn, "dl", dl));
+        TRY(bsi_check_ptr(ctx, fn, "d", d));
+        TRY(bsi_check_ptr(ctx, fn, "du", du));
+        TRY(bsi_check_ptr(ctx, fn, "B", B));
+        TRY(bsi_check_ptr(ctx, fn, "info", info));
     }
     ctx->msg[0] = '\0';
     if (batch == 0) return BSOLVE_SUCCESS;
-    if (ctx->backend == BSOLVE_BACKEND_CUDA)
-        return bsi_cuda_gtsv(ctx, prec, method, m, nrhs, batch, dl, d, du, lt, B, lb, info);
-    return bsi_cpu_gtsv(ctx, prec, method, m, nrhs, batch, dl, d, du, lt, B, lb, info);
+    const gtsv_args g = {prec, method, m, batch, dl, d, du, lt, B, lb, bsi_tlayout_strides(lb, m), es};
+    /* The CUDA backend stages B whole and sizes nothing by nrhs: one call. */
+    const int64_t nblk = ctx->backend == BSOLVE_BACKEND_CUDA ? 1 : bsi_rhs_blocks(ctx, m, nrhs, es);
+    if (nblk == 1) return gtsv_run(ctx, &g, B, nrhs, info);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, m, es, info, gtsv_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgtsv(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m, int64_t nrhs, int64_t batch,
@@ -144,18 +123,17 @@ bsolve_status bsolve_gt_create(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gt
 {
     static const char fn[] = "bsolve_gt_create";
     if (!ctx) return BSOLVE_ENULL;
-    TRY(check_ptr(ctx, fn, "gt", out));
+    TRY(bsi_check_ptr(ctx, fn, "gt", out));
     *out = NULL;
     if (prec != BSOLVE_PREC_S && prec != BSOLVE_PREC_D)
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: prec = %d is not a bsolve_precision", fn, (int)prec);
     TRY(check_method(ctx, fn, method));
     TRY(check_m(ctx, fn, m));
-    TRY(check_batch(ctx, fn, batch));
-    /* Factor storage is BSI_GT_NF reals per equation, with the batch padded
-     * to whole tiles; a count past the address space is ENOMEM, not a wrap. */
-    if ((double)BSI_GT_NF * (double)m * ((double)batch + 256) * (double)bsi_elem_size(prec) > 9.0e18)
-        return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: %lld systems of %lld equations exceed the address space", fn,
-                        (long long)batch, (long long)m);
+    TRY(bsi_check_batch(ctx, fn, batch));
+    /* BSI_GT_NF reals per equation, and info */
+    char what[48];
+    snprintf(what, sizeof what, "of %lld equations", (long long)m);
+    TRY(bsi_check_storage(ctx, fn, batch, BSI_GT_NF * m * (int64_t)bsi_elem_size(prec) + 4, what));
     bsolve_gt *gt = calloc(1, sizeof *gt);
     if (!gt) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: out of host memory", fn);
     gt->backend = ctx->backend;
@@ -196,12 +174,12 @@ static bsolve_status gttrf(bsolve_ctx *ctx, bsolve_precision prec, const char *f
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_gt(ctx, fn, gt, prec, 0));
-    TRY(check_tlayout(ctx, fn, "lt", lt, gt->m, 1, gt->batch));
+    TRY(bsi_check_tlayout(ctx, fn, "lt", lt, gt->m, 1, gt->batch, bsi_elem_size(gt->prec)));
     if (gt->batch > 0) {
-        TRY(check_ptr(ctx, fn, "dl", dl));
-        TRY(check_ptr(ctx, fn, "d", d));
-        TRY(check_ptr(ctx, fn, "du", du));
-        TRY(check_ptr(ctx, fn, "info", info));
+        TRY(bsi_check_ptr(ctx, fn, "dl", dl));
+        TRY(bsi_check_ptr(ctx, fn, "d", d));
+        TRY(bsi_check_ptr(ctx, fn, "du", du));
+        TRY(bsi_check_ptr(ctx, fn, "info", info));
     }
     ctx->msg[0] = '\0';
     bsolve_status s = BSOLVE_SUCCESS;
@@ -224,18 +202,43 @@ bsolve_status bsolve_sgttrf(bsolve_ctx *ctx, const float *dl, const float *d, co
     return gttrf(ctx, BSOLVE_PREC_S, "bsolve_sgttrf", dl, d, du, lt, gt, info);
 }
 
+/* A gttrs call's arguments, for its column blocks. */
+typedef struct {
+    const bsolve_gt *gt;
+    char *B;
+    bsolve_tlayout lb;
+    bsi_strides sb;
+    size_t es;
+} gttrs_args;
+
+static bsolve_status gttrs_run(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, void *B, bsolve_tlayout lb,
+                               int32_t *info)
+{
+    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_gttrs(ctx, gt, nrhs, B, lb, info)
+                                               : bsi_cpu_gttrs(ctx, gt, nrhs, B, lb, info);
+}
+
+static bsolve_status gttrs_block(bsolve_ctx *ctx, void *arg, int64_t j0, int64_t nb, int32_t *info)
+{
+    const gttrs_args *g = arg;
+    return gttrs_run(ctx, g->gt, nb, g->B + j0 * g->sb.js * (int64_t)g->es, g->lb, info);
+}
+
 static bsolve_status gttrs(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, const bsolve_gt *gt,
                            int64_t nrhs, void *B, bsolve_tlayout lb, int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_gt(ctx, fn, gt, prec, 1));
-    TRY(check_nrhs(ctx, fn, nrhs));
-    TRY(check_tlayout(ctx, fn, "lb", lb, gt->m, nrhs, gt->batch));
-    if (gt->batch > 0) TRY(check_ptr(ctx, fn, "B", B));
+    const size_t es = bsi_elem_size(gt->prec);
+    TRY(bsi_check_nrhs(ctx, fn, nrhs));
+    TRY(bsi_check_tlayout(ctx, fn, "lb", lb, gt->m, nrhs, gt->batch, es));
+    if (gt->batch > 0) TRY(bsi_check_ptr(ctx, fn, "B", B));
     ctx->msg[0] = '\0';
     if (gt->batch == 0) return BSOLVE_SUCCESS;
-    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_gttrs(ctx, gt, nrhs, B, lb, info)
-                                               : bsi_cpu_gttrs(ctx, gt, nrhs, B, lb, info);
+    const gttrs_args g = {gt, B, lb, bsi_tlayout_strides(lb, gt->m), es};
+    const int64_t nblk = ctx->backend == BSOLVE_BACKEND_CUDA ? 1 : bsi_rhs_blocks(ctx, gt->m, nrhs, es);
+    if (nblk == 1) return gttrs_run(ctx, gt, nrhs, B, lb, info);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, gt->batch, B, g.sb, gt->m, es, info, gttrs_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, double *B, bsolve_tlayout lb,

@@ -5,9 +5,11 @@
  * arguments.
  */
 #include "api_check.h"
+#include "block.h"
 #include "internal.h"
 #include "qr_cpu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* 1 <= n <= BSOLVE_QR_MAX_N, n <= m <= BSOLVE_QR_MAX_M. */
@@ -45,26 +47,55 @@ static bsolve_status check_qr(bsolve_ctx *ctx, const char *fn, const bsolve_qr *
 
 /* ---- gels --------------------------------------------------------------- */
 
+/* A gels call's arguments, for its column blocks (block.h). */
+typedef struct {
+    bsolve_precision prec;
+    int64_t m, n, batch;
+    const void *A;
+    bsolve_layout la;
+    char *B;
+    bsolve_layout lb;
+    bsi_strides sb;
+    size_t es;
+} gels_args;
+
+static bsolve_status gels_run(bsolve_ctx *ctx, const gels_args *g, void *B, int64_t nrhs, int32_t *info)
+{
+    if (ctx->backend == BSOLVE_BACKEND_CUDA)
+        return bsi_cuda_gels(ctx, g->prec, g->m, g->n, nrhs, g->batch, g->A, g->la, B, g->lb, info);
+    return bsi_cpu_gels(ctx, g->prec, g->m, g->n, nrhs, g->batch, g->A, g->la, B, g->lb, info);
+}
+
+static bsolve_status gels_block(bsolve_ctx *ctx, void *arg, int64_t j0, int64_t nb, int32_t *info)
+{
+    const gels_args *g = arg;
+    return gels_run(ctx, g, g->B + j0 * g->sb.js * (int64_t)g->es, nb, info);
+}
+
 static bsolve_status gels(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, int64_t m, int64_t n,
                           int64_t nrhs, int64_t batch, const void *A, bsolve_layout la, void *B, bsolve_layout lb,
                           int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
+    const size_t es = bsi_elem_size(prec);
     TRY(check_mn(ctx, fn, m, n));
     TRY(bsi_check_nrhs(ctx, fn, nrhs));
     TRY(bsi_check_batch(ctx, fn, batch));
-    TRY(bsi_check_layout(ctx, fn, "A", la, m, n, batch));
-    TRY(bsi_check_layout(ctx, fn, "B", lb, m, nrhs, batch));
+    TRY(bsi_check_layout(ctx, fn, "A", la, m, n, batch, es));
+    TRY(bsi_check_layout(ctx, fn, "B", lb, m, nrhs, batch, es));
     if (batch > 0) {
         TRY(bsi_check_ptr(ctx, fn, "A", A));
         TRY(bsi_check_ptr(ctx, fn, "B", B));
         TRY(bsi_check_ptr(ctx, fn, "info", info));
     }
     ctx->msg[0] = '\0';
-    if (ctx->backend == BSOLVE_BACKEND_CUDA)
-        return bsi_cuda_gels(ctx, prec, m, n, nrhs, batch, A, la, B, lb, info);
-    if (batch == 0) return BSOLVE_SUCCESS;
-    return bsi_cpu_gels(ctx, prec, m, n, nrhs, batch, A, la, B, lb, info);
+    const gels_args g = {prec, m, n, batch, A, la, B, lb, bsi_layout_strides(lb, m), es};
+    if (ctx->backend != BSOLVE_BACKEND_CUDA && batch == 0) return BSOLVE_SUCCESS;
+    int64_t nblk = batch > 0 ? bsi_rhs_blocks(ctx, m, nrhs, es) : 1;
+    const void *const p[3] = {A, B, info};
+    if (nblk > 1 && !bsi_host_arrays(ctx, p, 3)) nblk = 1; /* device memory: no workspace grows with nrhs */
+    if (nblk == 1) return gels_run(ctx, &g, B, nrhs, info);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, m, es, info, gels_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgels(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t nrhs, int64_t batch, const double *A,
@@ -92,6 +123,11 @@ bsolve_status bsolve_qr_create(bsolve_ctx *ctx, bsolve_precision prec, int64_t m
         return bsi_fail(ctx, BSOLVE_EINVAL, "%s: prec = %d is not a bsolve_precision", fn, (int)prec);
     TRY(check_mn(ctx, fn, m, n));
     TRY(bsi_check_batch(ctx, fn, batch));
+    /* R, the rotations' (c, s) pairs and 1/R(j,j) (fewer than 3 m n + n + 1
+     * reals), and info */
+    char what[48];
+    snprintf(what, sizeof what, "of %lld x %lld", (long long)m, (long long)n);
+    TRY(bsi_check_storage(ctx, fn, batch, (3 * m * n + n + 1) * (int64_t)bsi_elem_size(prec) + 4, what));
     bsolve_qr *qr = calloc(1, sizeof *qr);
     if (!qr) return bsi_fail(ctx, BSOLVE_ENOMEM, "%s: out of host memory", fn);
     qr->backend = ctx->backend;
@@ -132,7 +168,7 @@ static bsolve_status geqrf(bsolve_ctx *ctx, bsolve_precision prec, const char *f
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_qr(ctx, fn, qr, prec, 0));
-    TRY(bsi_check_layout(ctx, fn, "A", la, qr->m, qr->n, qr->batch));
+    TRY(bsi_check_layout(ctx, fn, "A", la, qr->m, qr->n, qr->batch, bsi_elem_size(qr->prec)));
     if (qr->batch > 0) {
         TRY(bsi_check_ptr(ctx, fn, "A", A));
         TRY(bsi_check_ptr(ctx, fn, "info", info));
@@ -156,18 +192,45 @@ bsolve_status bsolve_sgeqrf(bsolve_ctx *ctx, const float *A, bsolve_layout la, b
     return geqrf(ctx, BSOLVE_PREC_S, "bsolve_sgeqrf", A, la, qr, info);
 }
 
+/* A geqrs call's arguments, for its column blocks. */
+typedef struct {
+    const bsolve_qr *qr;
+    char *B;
+    bsolve_layout lb;
+    bsi_strides sb;
+    size_t es;
+} geqrs_args;
+
+static bsolve_status geqrs_run(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B, bsolve_layout lb,
+                               int32_t *info)
+{
+    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_geqrs(ctx, qr, nrhs, B, lb, info)
+                                               : bsi_cpu_geqrs(ctx, qr, nrhs, B, lb, info);
+}
+
+static bsolve_status geqrs_block(bsolve_ctx *ctx, void *arg, int64_t j0, int64_t nb, int32_t *info)
+{
+    const geqrs_args *g = arg;
+    return geqrs_run(ctx, g->qr, nb, g->B + j0 * g->sb.js * (int64_t)g->es, g->lb, info);
+}
+
 static bsolve_status geqrs(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, const bsolve_qr *qr,
                            int64_t nrhs, void *B, bsolve_layout lb, int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_qr(ctx, fn, qr, prec, 1));
+    const size_t es = bsi_elem_size(qr->prec);
     TRY(bsi_check_nrhs(ctx, fn, nrhs));
-    TRY(bsi_check_layout(ctx, fn, "B", lb, qr->m, nrhs, qr->batch));
+    TRY(bsi_check_layout(ctx, fn, "B", lb, qr->m, nrhs, qr->batch, es));
     if (qr->batch > 0) TRY(bsi_check_ptr(ctx, fn, "B", B));
     ctx->msg[0] = '\0';
     if (qr->batch == 0) return BSOLVE_SUCCESS;
-    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_geqrs(ctx, qr, nrhs, B, lb, info)
-                                               : bsi_cpu_geqrs(ctx, qr, nrhs, B, lb, info);
+    const geqrs_args g = {qr, B, lb, bsi_layout_strides(lb, qr->m), es};
+    int64_t nblk = bsi_rhs_blocks(ctx, qr->m, nrhs, es);
+    const void *const p[2] = {B, info};
+    if (nblk > 1 && !bsi_host_arrays(ctx, p, 2)) nblk = 1;
+    if (nblk == 1) return geqrs_run(ctx, qr, nrhs, B, lb, info);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, qr->batch, B, g.sb, qr->m, es, info, geqrs_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgeqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, double *B, bsolve_layout lb,
@@ -188,8 +251,8 @@ bsolve_status bsolve_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bs
     static const char fn[] = "bsolve_qr_export";
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_qr(ctx, fn, qr, (bsolve_precision)-1, 1));
-    if (Q) TRY(bsi_check_layout(ctx, fn, "Q", lq, qr->m, qr->m, qr->batch));
-    if (R) TRY(bsi_check_layout(ctx, fn, "R", lr, qr->n, qr->n, qr->batch));
+    if (Q) TRY(bsi_check_layout(ctx, fn, "Q", lq, qr->m, qr->m, qr->batch, bsi_elem_size(qr->prec)));
+    if (R) TRY(bsi_check_layout(ctx, fn, "R", lr, qr->n, qr->n, qr->batch, bsi_elem_size(qr->prec)));
     ctx->msg[0] = '\0';
     if (qr->batch == 0 || (!Q && !R)) return BSOLVE_SUCCESS;
     return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_qr_export(ctx, qr, Q, lq, R, lr)

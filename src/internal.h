@@ -30,6 +30,8 @@ struct bsi_cuda; /* the CUDA backend's state, defined in cuda/ */
  * meaning of other values is given beside each entry.  Nothing outside the
  * tests sets these: no environment variable or public function reaches them. */
 enum bsi_force_knob {
+    /* -- front end -- */
+    BSI_FORCE_RHS_BLOCK, /* > 0: right-hand sides in blocks of that many columns (src/block.h) */
     /* -- CPU backend -- */
     /* -- CUDA dense LU -- */
     BSI_FORCE_LU_WARP,     /* row-per-lane kernel: 1 never; 2 every gesv nrhs = 1 and getrf with 9 <= n <= its largest bucket, FULL too */
@@ -60,6 +62,8 @@ struct bsolve_ctx {
     char msg[BSI_MSG_LEN];  /* last error, "" after success */
     void *work;             /* CPU workspace, grown on demand, 64-byte aligned */
     size_t work_bytes;
+    void *fwork;            /* the front end's scratch (src/block.c), grown on demand */
+    size_t fwork_bytes;
     struct bsi_cuda *cuda;  /* NULL on the CPU backend */
     int force[BSI_FORCE_COUNT + 1]; /* test-only kernel choices (bsi_test_force) */
 };
@@ -96,6 +100,8 @@ bsolve_status bsi_fail(bsolve_ctx *ctx, bsolve_status status, const char *fmt, .
 /* The context's CPU workspace, at least `bytes` long and 64-byte aligned;
  * grown (never shrunk) on demand, NULL when memory is exhausted. */
 void *bsi_workspace(bsolve_ctx *ctx, size_t bytes);
+/* The same for the front end's scratch, kept apart from the backends'. */
+void *bsi_front_workspace(bsolve_ctx *ctx, size_t bytes);
 
 /* Size in bytes of one element of the precision. */
 static inline size_t bsi_elem_size(bsolve_precision prec)
@@ -115,12 +121,13 @@ static inline int64_t bsi_index(bsolve_layout l, int64_t r, int64_t i, int64_t j
 
 /* ---- CUDA backend (cuda/ sources, or src/cuda_stub.c when built without nvcc) ----
  * Arguments are already checked; A/B/info may be host or device pointers. */
-bsolve_status bsi_cuda_init(bsolve_ctx *ctx);  /* BSOLVE_ENODEVICE when no GPU */
+bsolve_status bsi_cuda_init(bsolve_ctx *ctx);  /* BSOLVE_ENODEVICE when no GPU, the reason in ctx->msg */
 void bsi_cuda_fini(bsolve_ctx *ctx);
 int bsi_cuda_available(void);                  /* 1 when a usable GPU exists */
 /* The GPU code this build holds, e.g. "sm_75 sm_80 sm_90 compute_90" (SASS
  * and PTX; the Makefile's CUDA_ARCHS), "" without the CUDA backend. */
 const char *bsi_cuda_build_archs(void);
+int bsi_cuda_host_memory(const void *p);       /* 1: host memory (pageable or pinned); 0: device or managed */
 bsolve_status bsi_cuda_set_stream(bsolve_ctx *ctx, void *stream);
 bsolve_status bsi_cuda_synchronize(bsolve_ctx *ctx);
 bsolve_status bsi_cuda_convert(bsolve_ctx *ctx, bsolve_precision prec, int64_t r, int64_t c,

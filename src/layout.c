@@ -40,3 +40,11 @@ int bsi_chunk_systems(int r, int c, int W, size_t esize)
     if (tiles > (size_t)(BSI_CHUNK_MAX / W)) tiles = BSI_CHUNK_MAX / W;
     return (int)tiles * W;
 }
+
+int bsi_chunk_cap(int S, int W, int64_t batch, size_t bytes)
+{
+    const int64_t fill = (batch / W + (batch % W != 0)) * W; /* no overflow near INT64_MAX */
+    if (fill < S) S = (int)fill;
+    if (bytes > 0 && BSI_CHUNK_BYTES / bytes / W * W < (size_t)S) S = (int)(BSI_CHUNK_BYTES / bytes / W * W);
+    return S < W ? W : S;
+}

@@ -20,6 +20,14 @@
  * to a tile: a multiple of W, at most BSI_CHUNK_MAX. */
 int bsi_chunk_systems(int r, int c, int W, size_t esize);
 
+/* A call's systems per chunk, from S = bsi_chunk_systems(): no more than
+ * the batch fills (rounded up to whole tiles of W), and no more than keep
+ * the chunk's share that grows with the right-hand sides (`bytes` per
+ * system) within BSI_CHUNK_BYTES; never below one tile.  A workspace sized
+ * by it grows with the work of the call, not with BSI_CHUNK_MAX. */
+#define BSI_CHUNK_BYTES ((size_t)8 << 20)
+int bsi_chunk_cap(int S, int W, int64_t batch, size_t bytes);
+
 /* Copies systems k0 .. k0+count-1 (r x c each, count <= BSI_CHUNK_MAX) from
  * src (layout ls) into consecutive tiles `ts` elements apart; lanes past
  * `count` in the last tile get the identity (pad_identity) or zeros.

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 int bsi_cuda_available(void) { return 0; }
+int bsi_cuda_host_memory(const void *p) { (void)p; return 1; }
 
 const char *bsi_cuda_build_archs(void) { return ""; }
 
