@@ -290,6 +290,8 @@ static void check_same(bsolve_ctx *ctx, const qcase *c, bsolve_layout la, const 
                   bsolve_ctx_message(ctx));
     tl_reset();
     for (int64_t k = 0; k < batch; k++) {
+        /* (the last column alone: a NaN in another column is no concern of its) */
+        if (single && info[k] == BSOLVE_INFO_NONFINITE && info3[k] == 0) continue;
         TL_EXPECT(info3[k] == info[k], "system %lld: info %d, %d before", (long long)k, info3[k], info[k]);
         tl_buf_getm(Bx, k, x);
         tl_buf_getm(&B2, k, y);
