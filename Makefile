@@ -47,7 +47,8 @@ TESTS     := $(patsubst test/%.c,$(BUILD)/test/%,$(wildcard test/test_*.c))
 GPU_TESTS := $(patsubst test/%.c,$(BUILD)/test/%,$(wildcard test/gpu_*.c))
 BENCHES   := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/bench_*.c))
 CU_BENCHES:= $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/bench_*.cu)))
-# probes: diagnostic programs (perf/probe_*.cu), built with the tests, run by hand
+# probes: diagnostic programs (perf/probe_*.c, perf/probe_*.cu), built with the tests, run by hand
+PROBES    := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/probe_*.c))
 CU_PROBES := $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/probe_*.cu)))
 SAMPLES   := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 # samples that check their own results in a second or two: run by make test
@@ -108,7 +109,7 @@ samples: $(SAMPLES)
 # The GPU tests run too (they skip, saying so, without a GPU), then the
 # self-checking samples; the CUDA benchmarks and probes and every sample are
 # built, so that CI compiles every line of CUDA code and of the samples.
-test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES) $(SAMPLES)
+test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(PROBES) $(CU_PROBES) $(SAMPLES)
 	@fail=0; for t in $(TESTS) $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
 # GPU-only programs (test/gpu_*.c), then every CPU test program on the CUDA backend
