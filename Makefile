@@ -105,7 +105,8 @@ TESTS     := $(patsubst test/%.c,$(BUILD)/test/%,$(wildcard test/test_*.c))
 GPU_TESTS := $(patsubst test/%.c,$(BUILD)/test/%,$(wildcard test/gpu_*.c))
 BENCHES   := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/bench_*.c))
 CU_BENCHES:= $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/bench_*.cu)))
-# probes: diagnostic programs (perf/probe_*.cu), built with the tests, run by hand
+# probes: diagnostic programs (perf/probe_*.c, perf/probe_*.cu), built with the tests, run by hand
+PROBES    := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/probe_*.c))
 CU_PROBES := $(if $(NVCC),$(patsubst perf/%.cu,$(BUILD)/perf/%,$(wildcard perf/probe_*.cu)))
 SAMPLES   := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 # samples that check their own results in a second or two: run by make test
@@ -178,7 +179,7 @@ samples: $(SAMPLES)
 # built, so that CI compiles every line of CUDA code and of the samples.  Then
 # the README's examples against their files, an install linked as the README
 # says, and the sanitizer subset.
-test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(CU_PROBES) $(SAMPLES) $(BUILD)/stage/.installed san-build
+test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(PROBES) $(CU_PROBES) $(SAMPLES) $(BUILD)/stage/.installed san-build
 	@fail=0; for t in $(TESTS) $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; \
 	echo "== README.md's examples are samples/readme_*.c"; sh scripts/readme-code.sh check || fail=1; \
 	echo "== make install into $(BUILD)/stage, programs linked as README.md says"; \

@@ -74,9 +74,10 @@
  * x_k, broadcast by a shuffle (through shared memory in a team of 64), and
  * lanes i < k take R(i,k) x_k off their b_i.
  *
- * The rows n..m-1 of B receive the last m - n entries of Q^T b for this
- * Q, LAPACK dgels's (the Givens kernels' Q differs by the signs and basis
- * of that part; both have the residual norm as 2-norm).
+ * The rows n..m-1 of B receive the residual part in the canonical form of
+ * every kernel (bsq_tail_nrm2): its 2-norm in row n, zeros below, so that
+ * this Q's residual entries (LAPACK dgels's, which differ from the Givens
+ * kernels' by the signs and basis of that part) never reach the user.
  */
 #ifndef BSI_QR_HH_CUH
 #define BSI_QR_HH_CUH
@@ -488,6 +489,23 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
         }
     }
 
+    /* the residual rows' norm (canonical form, bsq_tail_nrm2), by the lanes
+     * that write them: RB, every lane (rows n.. in registers 0..); otherwise
+     * the writing warp, lane kw holding rows kw + q W */
+    R rn = R(0);
+    if constexpr (RB) {
+        rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+#pragma unroll
+            for (int q = 0; q < BQ; q++)
+                if (n + q < m) f(bq[q]);
+        });
+    } else if (blast) {
+        rn = bsq_tail_nrm2<W, R>([&](auto f) __attribute__((always_inline)) {
+#pragma unroll
+            for (int q = 0; q < BQ; q++)
+                if (kw + q * W >= n && kw + q * W < m) f(bsw[kw + q * W]);
+        });
+    }
     if (valid) {
         R *Bp = a.B + sys * a.vb.ks;
 #pragma unroll
@@ -498,7 +516,7 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
             for (int q = 0; q < BQ; q++) {
                 /* RB: b's rows n.. have shifted up to registers 0.. */
                 const int i = RB ? n + q : kw + q * W;
-                if (i >= n && i < m) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : (RB ? bq[q] : bsw[i]) * upb;
+                if (i >= n && i < m) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : i == n ? rn * upb : R(0);
             }
         }
         if (tt == 0) a.info[sys] = inf;

@@ -231,9 +231,12 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
             const R *ri = S + i * ldm;
             for (int r = lane; r < i; r += 32) b[r] -= ri[r] * x;
         }
-        const R sx = sb / sa;
+        const R sx = sb / sa, rn = bsq_tail_nrm2<32, R>([&](auto f) __attribute__((always_inline)) {
+            for (int r = n + ((lane - n) & 31); r < m; r += 32) f(b[r]);
+        });
         R *Bp = a.B + sys * a.vb.ks;
-        for (int r = lane; r < m; r += 32) Bp[r * a.vb.is] = inf != 0 ? L::nan() : b[r] * (r < n ? sx : sb);
+        for (int r = lane; r < m; r += 32)
+            Bp[r * a.vb.is] = inf != 0 ? L::nan() : r < n ? b[r] * sx : r == n ? rn * sb : R(0);
         if (lane == 0) a.info[sys] = inf;
     }
 }

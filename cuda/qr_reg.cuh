@@ -85,11 +85,15 @@ __device__ __forceinline__ void bsq_reg_finish(const bsq_args<R> &a, const int64
                 for (int r = 0; r < i; r++) b[r] -= A[r][i] * x;
             }
         }
-        const R sx = sb / sa;
+        const R sx = sb / sa, rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+#pragma unroll
+            for (int r = 0; r < M; r++)
+                if (r >= n && r < m) f(b[r]);
+        });
         R *Bp = a.B + sys * a.vb.ks;
 #pragma unroll
         for (int r = 0; r < M; r++)
-            if (r < m) Bp[r * a.vb.is] = inf != 0 ? L::nan() : b[r] * (r < n ? sx : sb);
+            if (r < m) Bp[r * a.vb.is] = inf != 0 ? L::nan() : r < n ? b[r] * sx : r == n ? rn * sb : R(0);
         a.info[sys] = inf;
     }
 }

@@ -262,6 +262,29 @@ template <int T> __device__ __forceinline__ void bsq_tsync()
     else __syncwarp();
 }
 
+/* The residual part of a solved B in the header's canonical form, the same
+ * on every backend and kernel: rows n..m-1 of a right-hand side (the last
+ * m - n entries of Q^T b, whatever Q the kernel made) become their 2-norm,
+ * the residual norm, in row n and zeros below.  each(f) calls f(v) for
+ * every residual entry a lane holds (lanes of a team of W <= 32, whose
+ * every lane of the warp calls this: the sums meet in shuffles); the
+ * squares are taken after an exact power-of-two scaling by the largest
+ * entry, so that neither 1e-300 nor 1e300 data loses the norm. */
+template <int W, typename R, typename F> __device__ __forceinline__ R bsq_tail_nrm2(F each)
+{
+    static_assert(W <= 32, "a team within a warp");
+    R mx = R(0), ss = R(0), down, up;
+    each([&](const R v) __attribute__((always_inline)) { mx = fmax(mx, fabs(v)); });
+    mx = bsq_max<W>(mx);
+    bsq_lim<R>::pow2(mx, down, up);
+    each([&](const R v) __attribute__((always_inline)) {
+        const R q = v * down;
+        ss = fma(q, q, ss);
+    });
+    ss = bsq_reduce<W>(ss, [](R x, R y) { return x + y; });
+    return sqrt(ss) * up;
+}
+
 /* e / r for e < 2^16, 1 <= r <= 128 without an integer division (the float
  * error is far below 0.5/r). */
 __device__ __forceinline__ int bsq_div(int e, float inv_r) { return (int)((e + 0.5f) * inv_r); }
@@ -530,8 +553,16 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                     const R *ri = S + i * ldm;
                     for (int r = l; r < i; r += TB) b[r] -= ri[r] * x;
                 }
+                const R rn = bsq_tail_nrm2<TB, R>([&](auto f) __attribute__((always_inline)) {
+                    for (int r = n + ((l - n) & (TB - 1)); r < m; r += TB) f(b[r]);
+                });
                 const R sx = sb / sa;
-                for (int r = l; r < m; r += TB) b[r] = inf != 0 ? L::nan() : b[r] * (r < n ? sx : sb);
+                if (inf != 0)
+                    for (int r = l; r < m; r += TB) b[r] = L::nan();
+                else {
+                    for (int r = l; r < n; r += TB) b[r] *= sx;
+                    for (int r = n + ((l - n) & (TB - 1)); r < m; r += TB) b[r] = r == n ? rn * sb : R(0);
+                }
             }
             if (pass == 0 && valid && l == 0) a.info[sys] = inf;
             bsq_tsync<T>();
@@ -586,7 +617,11 @@ __global__ void __launch_bounds__(128) bsq_k_geqrs(const bsq_args<R> a)
             const R *ri = Fs + (int64_t)i * n * fld;
             for (int r = 0; r < i; r++) b[r] -= ri[r * fld] * x;
         }
-        for (int i = 0; i < m; i++) bc[i * a.vb.is] = inf != 0 ? L::nan() : b[i] * (i < n ? sx : sb);
+        const R rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+            for (int i = n; i < m; i++) f(b[i]);
+        });
+        for (int i = 0; i < m; i++)
+            bc[i * a.vb.is] = inf != 0 ? L::nan() : i < n ? b[i] * sx : i == n ? rn * sb : R(0);
     }
     if (a.info) a.info[sys] = inf;
 }

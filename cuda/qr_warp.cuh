@@ -493,7 +493,16 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
             if (C * k + e < n) Bp[(C * k + e) * a.vb.is] = inf != 0 ? Lim::nan() : x[e] * sx;
 #pragma unroll
         for (int i = 0; i < M; i++)
-            if (i >= n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : bsh[tib][i] * sb;
+            if (i > n && i < m && (i & (L - 1)) == k) Bp[i * a.vb.is] = inf != 0 ? Lim::nan() : R(0);
+        /* row n: the residual rows' norm (canonical form, bsq_tail_nrm2),
+         * by one lane from shared memory: shuffles among the lanes made
+         * ptxas keep up to 30 more registers live in the back substitution */
+        if (k == 0 && n < m) {
+            const R rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+                for (int i = n; i < m; i++) f(bsh[tib][i]);
+            });
+            Bp[n * a.vb.is] = inf != 0 ? Lim::nan() : rn * sb;
+        }
         if (k == 0) a.info[sys] = inf;
     }
 }

@@ -465,13 +465,22 @@ BSOLVE_API bsolve_precision bsolve_gt_precision(const bsolve_gt *gt);
  * nothing is kept: dgels with nrhs = 1 and 16 < m <= 64 or m >= 80 (m >= 72
  * with n > 16) on the CUDA backend factors by Householder reflections (LAPACK dgeqrf's, from
  * power-of-two scaled columns), which are faster there; its x agrees to
- * rounding, its residual part is that of the reflections' Q (same 2-norm).
+ * rounding, and its residual part is returned in the same form (below).
  *
  * Least squares: x_k minimizes ||A_k x - b_k||_2 for each right-hand side b_k
- * (a column of B_k).  On return rows 0..n-1 of B_k hold x_k and rows n..m-1
- * hold the last m - n entries of Q_k^T b_k, whose 2-norm is the residual norm
- * ||A_k x_k - b_k||_2, as in LAPACK's dgels (the entries themselves depend on
- * the factorization's Q: see above).
+ * (a column of B_k).  On return rows 0..n-1 of B_k hold x_k, and rows n..m-1
+ * the residual part in one canonical form, the same on both backends, for
+ * every kernel and nrhs, and for gels and geqrs alike: row n holds
+ * ||A_k x_k - b_k||_2 >= 0, the residual norm, and rows n+1..m-1 hold 0.
+ * This is LAPACK dgels's residual part, the last m - n entries of Q_k^T b_k
+ * (whose 2-norm is the residual norm), rotated onto its first coordinate:
+ * still Q'^T b_k for an orthogonal Q', so code that takes the 2-norm of rows
+ * n..m-1 gets the residual norm as with LAPACK, and each entry means the same
+ * whichever factorization made it.  The norm is computed without overflow or
+ * harmful underflow.  ?geqrf followed by ?geqrs gives gels' answer: bitwise
+ * on the CPU backend; on the CUDA backend to rounding (x agrees to rounding,
+ * as FP64 gels with one right-hand side may factor by reflections, and so
+ * does the residual norm in row n).
  *
  * Per-system info (the LU section's "Per-system info values" apply):
  *   0                      full column rank: solved;

@@ -318,6 +318,28 @@ static inline vreal FN(qr_scale)(real *restrict X, const int64_t count)
     return up;
 }
 
+/* The residual part of a solved B in the header's canonical form, the same
+ * on every backend and kernel: rows n..m-1 of column c, the last m - n
+ * entries of Q^T b, rotated onto their first coordinate, B(n,c) = their
+ * 2-norm (the residual norm ||A x - b||_2, >= 0) and B(n+1..m-1,c) = 0.  The
+ * squares are taken after an exact power-of-two scaling by the largest
+ * entry, so that neither 1e-300 nor 1e300 data loses the norm. */
+static inline void FN(qr_tail)(const int m, const int n, real *restrict B, const int nrhs)
+{
+    const vreal zro = FN(qr_splat)(0);
+    for (int c = 0; c < nrhs && n < m; c++) {
+        vreal mx = zro, ss = zro, down, up;
+        for (int i = n; i < m; i++) mx = FN(qr_max)(mx, FN(bsi_abs)(QV(B, i, c)));
+        FN(qr_pow2)(mx, &down, &up);
+        for (int i = n; i < m; i++) {
+            const vreal x = QV(B, i, c) * down;
+            ss += x * x;
+            QV(B, i, c) = zro;
+        }
+        QV(B, n, c) = FN(bsi_sqrt)(ss) * up;
+    }
+}
+
 /* Undoes the scalings of A (sa) and B (sb) on a solved B: x = x' sb / sa,
  * the residual rows n..m-1 times sb. */
 static inline void FN(qr_unscale)(const int m, const int n, real *restrict B, const int nrhs, vreal sa, vreal sb)
@@ -476,6 +498,7 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
             FN(qr_factor)(m, nn, 1, T, G, 0, rd, B, nrhs, zinfo, pf);                                        \
         for (int t = 0; t < nt; t++) {                                                                       \
             FN(qr_back)(m, nn, T[t], rd[t], B[t], nrhs);                                                     \
+            FN(qr_tail)(m, nn, B[t], nrhs);                                                                  \
             FN(qr_unscale)(m, nn, B[t], nrhs, sa[t], sb[t]);                                                 \
         }                                                                                                    \
     }                                                                                                        \
@@ -503,6 +526,7 @@ static inline void FN(qr_verdict)(const int m, const int nrhs, const int32_t *nf
                 FN(qr_apply_col)(m, j, j + 1 < nn, 1, &Ga, &B, c);                                           \
         }                                                                                                    \
         FN(qr_back)(m, nn, T, rd, B, nrhs);                                                                  \
+        FN(qr_tail)(m, nn, B, nrhs);                                                                         \
         FN(qr_unscale)(m, nn, B, nrhs, rd[nn], sb);                                                          \
     }
 QR_TILE_FNS(0) QR_TILE_FNS(1) QR_TILE_FNS(2) QR_TILE_FNS(3) QR_TILE_FNS(4) QR_TILE_FNS(5) QR_TILE_FNS(6)

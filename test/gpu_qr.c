@@ -9,10 +9,11 @@
  *   - host- and device-pointer results bit-identical (same kernels);
  *   - solved systems: the least-squares optimality ratio
  *     ||A^T (b - A x)|| / (m eps ||A||_F (||r|| + ||A||_F ||x||)) < 30 in
- *     long double from the original data; x and the 2-norm of the residual
- *     rows n..m-1 equal to the CPU's within 1000 m eps (the entries depend
- *     on Q: Givens rotations, or the Householder reflections of qr_hh.cuh;
- *     R and Q themselves are checked through the export);
+ *     long double from the original data; x and the residual part (the
+ *     canonical form: B(n) = ||b - A x|| >= 0 within 30 m eps (||b|| +
+ *     ||A||_F ||x||) in long double, rows below exactly 0) equal to the
+ *     CPU's within 1000 m eps, whether the kernel rotated or reflected
+ *     (qr_hh.cuh); R and Q themselves are checked through the export;
  *   - failed systems all NaN (m x nrhs); every output written (poisoned
  *     first), gaps untouched, A left bit-identical;
  *   - geqrf + geqrs give gels' info and solutions; export gives
@@ -84,10 +85,13 @@ static bsolve_status geqrs(bsolve_ctx *c, int dbl, bsolve_qr *qr, int64_t nrhs, 
 }
 
 /* ||A^T (b - A x)|| / (m eps ||A||_F (||r|| + ||A||_F ||x||)), worst over
- * the right-hand sides of system k; INFINITY for a non-finite x. */
+ * the right-hand sides of system k; INFINITY for a non-finite x.  *rw: the
+ * worst |X(n) - ||r||| / (m eps (||b|| + ||A||_F ||x||)), the canonical
+ * residual entry against the residual norm (0 for m = n). */
 static double lsq_ratio(int m, int n, int nrhs, int dbl, const void *A, bsolve_layout la, const void *B,
-                        const void *X, bsolve_layout lb, int64_t k)
+                        const void *X, bsolve_layout lb, int64_t k, double *rw)
 {
+    *rw = 0;
     const double eps = dbl ? 2.220446049250313e-16 : 1.1920929e-07;
     long double af = 0, *r = malloc(sizeof *r * m);
     for (int j = 0; j < n; j++)
@@ -98,14 +102,15 @@ static double lsq_ratio(int m, int n, int nrhs, int dbl, const void *A, bsolve_l
     af = sqrtl(af);
     double worst = 0;
     for (int c = 0; c < nrhs; c++) {
-        long double xn = 0, rn = 0, gn = 0;
+        long double xn = 0, rn = 0, gn = 0, bn = 0;
         for (int j = 0; j < n; j++) {
             long double x = get(X, dbl, idx(lb, m, j, c, k));
-            if (!isfinite((double)x)) { free(r); return INFINITY; }
+            if (!isfinite((double)x)) { free(r); *rw = INFINITY; return INFINITY; }
             xn += x * x;
         }
         for (int i = 0; i < m; i++) {
             long double s = get(B, dbl, idx(lb, m, i, c, k));
+            bn += s * s;
             for (int j = 0; j < n; j++)
                 s -= (long double)get(A, dbl, idx(la, m, i, j, k)) * get(X, dbl, idx(lb, m, j, c, k));
             r[i] = s;
@@ -119,6 +124,12 @@ static double lsq_ratio(int m, int n, int nrhs, int dbl, const void *A, bsolve_l
         const long double den = m * eps * af * (sqrtl(rn) + af * sqrtl(xn));
         const double q = den == 0 ? (gn == 0 ? 0 : INFINITY) : (double)(sqrtl(gn) / den);
         if (q > worst) worst = q;
+        if (m > n) {
+            const long double d = fabsl(get(X, dbl, idx(lb, m, n, c, k)) - sqrtl(rn)),
+                              dr = m * eps * (sqrtl(bn) + af * sqrtl(xn));
+            const double qr = dr == 0 ? (d == 0 ? 0 : INFINITY) : (double)(d / dr);
+            if (!(qr <= *rw)) *rw = qr;
+        }
     }
     free(r);
     return worst;
@@ -284,7 +295,8 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     bsolve_ctx_set_stream(gpu, NULL);
 
     long bad_info = 0, bad_bits = 0, bad_nan = 0, bad_ratio = 0, bad_x = 0, bad_res = 0, bad_gap = 0, bad_fs = 0;
-    double worst = 0, wx = 0, wres = 0, wfs = 0;
+    long bad_tail = 0, bad_rn = 0;
+    double worst = 0, wx = 0, wres = 0, wfs = 0, wrn = 0;
     for (int64_t k = 0; k < batch; k++) {
         if (i1[k] != i0[k] || i2[k] != i0[k] || i4[k] != i0[k]) {
             if (bad_info++ == 0)
@@ -308,7 +320,8 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
                 if (i < n) xn = fmax(xn, fabs(get(X0, dbl, o)));
             }
         for (int c = 0; c < nrhs; c++) {
-            /* the residual part's 2-norms (GPU gels, CPU, geqrf + geqrs) */
+            /* the residual part (GPU gels, CPU, geqrf + geqrs) in the
+             * canonical form: the norm in row n, zeros below */
             double ra = 0, rr = 0, r3 = 0;
             for (int i = 0; i < m; i++) {
                 const int64_t o = idx(lb, m, i, c, k);
@@ -318,10 +331,17 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
                 if (i1[k] == 0 && i0[k] == 0) {
                     const double f3 = get(X3, dbl, o), f4 = get(X4, dbl, o);
                     if (!same(f3, f4)) bad_fs++;
-                    if (i >= n) {
-                        ra = hypot(ra, a);
-                        rr = hypot(rr, r);
-                        r3 = hypot(r3, f3);
+                    if (i > n) {
+                        if (!(a == 0 && r == 0 && f3 == 0) && bad_tail++ == 0)
+                            fprintf(stderr, "  %s: system %lld col %d row %d: %g, CPU %g, geqrs %g, not 0\n", desc,
+                                    (long long)k, c, i, a, r, f3);
+                        continue;
+                    }
+                    if (i == n) {
+                        ra = a, rr = r, r3 = f3;
+                        if (!(a >= 0 && r >= 0 && f3 >= 0) && bad_tail++ == 0)
+                            fprintf(stderr, "  %s: system %lld col %d: residual entry %g, CPU %g, geqrs %g\n", desc,
+                                    (long long)k, c, a, r, f3);
                         continue;
                     }
                     const double q = xn == 0 ? fabs(a - r) : fabs(a - r) / (xn * m * eps);
@@ -334,10 +354,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
                     if (!(q3 < 1000)) bad_fs++;
                 }
             }
-            /* Rows n..m-1 hold the last m - n entries of Q^T b: the kernels'
-             * Q differ there (Givens rotations or Householder reflections,
-             * and a rotation whose f is at rounding level takes its sign
-             * from the rounding), their 2-norm, the residual norm, does not. */
+            /* Row n holds the residual norm, whichever Q the kernel made
+             * (Givens rotations or Householder reflections): equal to the
+             * CPU's and geqrs' to rounding. */
             if (m > n && i1[k] == 0 && i0[k] == 0) {
                 const double ref = bn + an * xn * n;
                 const double q = ref == 0 ? fabs(ra - rr) : fabs(ra - rr) / (ref * m * eps);
@@ -351,9 +370,12 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
             }
         }
         if (i1[k] == 0) {
-            const double q = lsq_ratio(m, n, nrhs, dbl, A, la, B, X1, lb, k);
+            double qr;
+            const double q = lsq_ratio(m, n, nrhs, dbl, A, la, B, X1, lb, k, &qr);
             if (q > worst) worst = q;
             if (!(q < 30)) bad_ratio++;
+            if (qr > wrn) wrn = qr;
+            if (!(qr < 30)) bad_rn++;
         }
     }
     for (size_t t = 0; t < sb; t++)
@@ -366,6 +388,9 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     CHECK(bad_ratio == 0, "%s: %ld systems with least-squares ratio >= 30 (worst %g)", desc, bad_ratio, worst);
     CHECK(bad_x == 0, "%s: %ld x entries differ from the CPU's (worst %g m eps)", desc, bad_x, wx);
     CHECK(bad_res == 0, "%s: %ld residual norms differ from the CPU's (worst %g m eps)", desc, bad_res, wres);
+    CHECK(bad_tail == 0, "%s: %ld residual parts not in the canonical form (norm >= 0, zeros below)", desc, bad_tail);
+    CHECK(bad_rn == 0, "%s: %ld systems whose B(n) is not ||b - A x|| (worst %g m eps (||b|| + ||A|| ||x||))", desc,
+          bad_rn, wrn);
     CHECK(bad_fs == 0, "%s: %ld geqrf+geqrs entries differ from gels (worst %g m eps)", desc, bad_fs, wfs);
     CHECK(bad_gap == 0, "%s: %ld gap entries written", desc, bad_gap);
     if (batch > 3) CHECK(i1[3] == n / 2 + 1, "%s: zero column: info %d, expected %d", desc, i1[3], n / 2 + 1);
