@@ -211,14 +211,17 @@ END_TEST
 #define FB_BATCH 37
 #define FB_NRHS 29
 
-/* Entries of two B buffers: equal bits, or both NaN. */
-static void same_b(const tl_buf *x, const tl_buf *y, const char *what)
+/* Entries of two B buffers: equal bits, or both NaN; row tol_row (>= 0) only
+ * within tol relative (the CUDA QR kernels sum a residual norm in an order
+ * that depends on how many right-hand sides one pass holds). */
+static void same_b_tol(const tl_buf *x, const tl_buf *y, const char *what, int64_t tol_row, double tol)
 {
     for (int64_t k = 0; k < x->batch; k++)
         for (int64_t j = 0; j < x->c; j++)
             for (int64_t i = 0; i < x->r; i++) {
                 const double a = tl_buf_get(x, i, j, k), b = tl_buf_get(y, i, j, k);
-                TL_EXPECT((isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0,
+                TL_EXPECT((isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0 ||
+                              (i == tol_row && fabs(a - b) <= tol * fabs(b)),
                           "%s: system %lld entry (%lld, %lld): %.17g, one pass %.17g", what, (long long)k,
                           (long long)i, (long long)j, a, b);
             }
@@ -226,6 +229,8 @@ static void same_b(const tl_buf *x, const tl_buf *y, const char *what)
     tl_buf *xx = (tl_buf *)x;
     TL_EXPECT(tl_buf_bad_padding(xx, where, sizeof where) == 0, "%s: gaps written (%s)", what, where);
 }
+
+static void same_b(const tl_buf *x, const tl_buf *y, const char *what) { same_b_tol(x, y, what, -1, 0); }
 
 static void same_info(const int32_t *a, const int32_t *b, const char *what)
 {
@@ -361,8 +366,11 @@ START_TEST(t_blocked_qr)
     char what[128], w2[224];
     snprintf(what, sizeof what, "%sgels %d x %d, %s B, blocks of %d..%d columns", tl_prec_name(p), m, n,
              tl_kind_name(kind), nb, 2 * nb - 1);
+    const int cuda = bsolve_ctx_backend(ctx) == BSOLVE_BACKEND_CUDA;
+    const int64_t qtail = cuda && m > n ? n : -1;
+    const double qtol = 4 * (p == BSOLVE_PREC_D ? DBL_EPSILON : FLT_EPSILON);
     ck_assert_msg(GELS(B1, i1) == BSOLVE_SUCCESS, "%s: %s", what, bsolve_ctx_message(ctx));
-    same_b(&B1, &B0, what);
+    same_b_tol(&B1, &B0, what, qtail, qtol);
     same_info(i1, i0, what);
     bsolve_qr *qr = NULL;
     ck_assert_int_eq(bsolve_qr_create(ctx, p, m, n, FB_BATCH, &qr), BSOLVE_SUCCESS);
@@ -378,10 +386,10 @@ START_TEST(t_blocked_qr)
     ck_assert_int_eq(bsi_test_force(ctx, BSI_FORCE_RHS_BLOCK, 0), BSOLVE_SUCCESS);
     ck_assert_msg(GEQRS(B4, i4) == BSOLVE_SUCCESS, "geqrs one pass: %s", bsolve_ctx_message(ctx));
     snprintf(w2, sizeof w2, "%s: geqrs in blocks against one pass", what);
-    same_b(&B2, &B4, w2);
+    same_b_tol(&B2, &B4, w2, qtail, qtol);
     same_info(i2, i4, w2);
     snprintf(w2, sizeof w2, "%s: geqrs in blocks, info NULL", what);
-    same_b(&B3, &B4, w2);
+    same_b_tol(&B3, &B4, w2, qtail, qtol);
     if (bsolve_ctx_backend(ctx) == BSOLVE_BACKEND_CPU) {
         snprintf(w2, sizeof w2, "%s: geqrf + geqrs against gels", what);
         same_b(&B4, &B0, w2);
