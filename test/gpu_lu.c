@@ -418,7 +418,7 @@ int main(void)
     }
     cudaStream_t us;
     CU(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
-    static const int ns_full[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 20, 23, 24, 31, 32, 33, 40, 48, 64, 65, 100, 128};
+    static const int ns_full[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 20, 23, 24, 27, 31, 32, 33, 40, 48, 64, 65, 100, 128};
     static const int ns_quick[] = {1, 3, 4, 8, 9, 16, 24, 32, 33, 64, 128};
     static const int ns_san[] = {3, 8, 12, 24, 40, 128};
     static const int ns_race[] = {8, 12, 40};
@@ -437,7 +437,7 @@ int main(void)
      * runs by default, and the row-per-lane kernel on every order it has a
      * bucket for, FULL included (buckets 10 and 12 in FP64, 10..16 in FP32,
      * FP32 FULL 49..64: no default choice reaches them). */
-    static const int ns_forced[] = {9, 11, 12, 15, 16, 17, 24, 32, 40, 48, 49, 64};
+    static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64};
     static const struct { const char *what; int value; } configs[] = {
         {"without the row-per-lane kernel", 1}, {"the row-per-lane kernel wherever it has a bucket", 2}};
     const int quick0 = quick;

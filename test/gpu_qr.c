@@ -477,9 +477,10 @@ static void run_all(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us)
         }
     /* the column-per-lane kernel's copies that read column-major A two rows
      * per load (FP64, m and the strides even: pad 0 and 2; pad 1 makes them
-     * odd, the scalar copy), every row bucket and team size at M <= 32 */
-    static const int vsh[][2] = {{16, 8}, {12, 7}, {16, 16}, {14, 11}, {32, 8}, {32, 16}, {22, 9}, {32, 32}, {20, 17}};
-    const int nv = quick ? 3 : 9;
+     * odd, the scalar copy), every row bucket and team size at M <= 32; and
+     * the Householder kernel's (48 x 6: its 64-row bucket of 8 lanes) */
+    static const int vsh[][2] = {{16, 8}, {12, 7}, {16, 16}, {14, 11}, {32, 8}, {32, 16}, {22, 9}, {32, 32}, {20, 17}, {48, 6}};
+    const int nv = quick ? 3 : 10;
     for (int a = 0; a < nv; a++)
         for (int pad = 0; pad <= 2; pad++, t++) {
             const bsolve_layout_kind kb = (bsolve_layout_kind)(t % 3);
