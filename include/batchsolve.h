@@ -347,7 +347,7 @@ BSOLVE_API bsolve_status bsolve_ctx_synchronize(bsolve_ctx *ctx);
  * system of one unknown per partition by cyclic reduction); longer systems
  * are solved one thread per system from global memory.  When there are
  * fewer systems than multiprocessors and m >= 2048, each system is split
- * into partitions of 16 rows solved in parallel across the GPU (partition
+ * into partitions of 8 rows (16 for the longest systems) solved in parallel across the GPU (partition
  * method in two passes over chunks staged in shared memory: each partition
  * is eliminated with the requested method and yields one row of a reduced
  * tridiagonal system, solved the same way until it fits one block; a
@@ -429,7 +429,10 @@ BSOLVE_API bsolve_status bsolve_sgttrf(bsolve_ctx *ctx, const float *dl, const f
 /* Solves with a factorization made by ?gttrf: B (m x nrhs per system,
  * 1 <= nrhs <= INT32_MAX, layout lb) is overwritten with X.  info (may be NULL) receives, per system, the
  * factorization's info, or BSOLVE_INFO_NONFINITE where that system's B
- * holds a NaN or an infinity; solutions of systems with info != 0 are NaN. */
+ * holds a NaN or an infinity; solutions of systems with info != 0 are NaN.
+ * gttrf followed by gttrs gives gtsv's X and info bit for bit, on each
+ * backend (on the CUDA backend for B laid out like the diagonals: gttrf
+ * keeps what gtsv's kernel for that shape needs, and gttrs runs it). */
 BSOLVE_API bsolve_status bsolve_dgttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, double *B,
                                        bsolve_tlayout lb, int32_t *info);
 BSOLVE_API bsolve_status bsolve_sgttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, float *B,
