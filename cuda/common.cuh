@@ -27,14 +27,6 @@
 
 #define BSI_NSTREAMS 3 /* host-memory pipeline depth: copy-in, compute, copy-out overlap */
 
-/* A tuning knob from the environment, def when unset or empty; callers keep
- * the value in a static, so it is read once per process. */
-static inline int bsi_env_int(const char *name, int def)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : def;
-}
-
 /* A device buffer grown on demand and reused. */
 struct bsi_dbuf {
     void *p;
