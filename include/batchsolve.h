@@ -465,9 +465,10 @@ BSOLVE_API bsolve_precision bsolve_gt_precision(const bsolve_gt *gt);
  * rotation meets the same operands as in column order, so R, Q, x and the
  * residual part are those of column order (to rounding, e.g. FMA
  * contraction), the same as the CPU backend's.  One exception, where
- * nothing is kept: dgels with nrhs = 1 and 16 < m <= 64 or m >= 80 (m >= 72
- * with n > 16) on the CUDA backend factors by Householder reflections (LAPACK dgeqrf's, from
- * power-of-two scaled columns), which are faster there; its x agrees to
+ * nothing is kept: dgels with nrhs = 1 on the CUDA backend factors most
+ * shapes (all but the smallest, see cuda/qr_dispatch.cuh) by Householder
+ * reflections (LAPACK dgeqrf's, from power-of-two scaled columns), which
+ * are faster there; its x agrees to
  * rounding, and its residual part is returned in the same form (below).
  *
  * Least squares: x_k minimizes ||A_k x - b_k||_2 for each right-hand side b_k
