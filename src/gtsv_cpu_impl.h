@@ -35,10 +35,10 @@ static inline vmask FN(gt_isel)(vmask m, vmask a, vmask b) { return (m & a) | (~
 
 /* 1/sqrt(x) to about the precision's last bit, for x a positive normal
  * number: the estimate (simd.h) refined by Newton steps, each doubling the
- * correct bits less one.  Tried and dropped (AVX-512 Zen 4 VM,
- * 2026-11-25): one quartic step y (1 + e/2 + 3e^2/8 + 5e^3/16), e = 1 - x
- * y^2, instead of double's two Newton steps: 2 operations fewer, GIVENS ct
- * +3-5% but il -5%, within this VM's run-to-run spread. */
+ * correct bits less one.  Not one quartic step y (1 + e/2 + 3e^2/8 +
+ * 5e^3/16), e = 1 - x y^2, in place of double's two Newton steps: it saves
+ * 2 operations but no measurable time (a few percent either way, by
+ * layout), so the simpler Newton steps stay. */
 static inline __attribute__((always_inline)) vreal FN(gt_rsqrt)(vreal x)
 {
     const vreal one = FN(gt_splat)(1);
@@ -93,8 +93,8 @@ static inline __attribute__((always_inline)) void FN(gt_step)(const int method, 
          * its reciprocal square root 1/d, all that c, s and 1/R(i,i) need,
          * comes from an estimate and Newton steps (each doubles the correct
          * bits, less one) in multiply-adds instead of a square root and a
-         * division that wait for the divider (AVX-512 VM, 2026-11-25,
-         * GIVENS m = 8..32 +3..10%).  Non-finite lanes give NaN or 0 here;
+         * division that wait for the divider (GIVENS m = 8..32: 3..10%
+         * faster).  Non-finite lanes give NaN or 0 here;
          * the probe marks them failed either way. */
         const vreal f = *c0;
         /* Unscaled where every lane's sum of squares is a normal number well
@@ -160,21 +160,21 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
  * division (THOMAS/PARTIAL) or square root (GIVENS) that each step waits
  * for.  Equation i of system (lane) l of a super-tile is at [i*WW + l]. */
 /* Loops over the tiles of a super-tile are unrolled so that each tile's
- * carried row (c0, c1), info and probe stay in registers: gcc 12 left them
- * rolled (NT = 4 with AVX-512), the carried vectors on the stack (AVX-512 VM,
- * 2026-11-25, in cache: THOMAS il m = 16 632 -> 864 Meq/s). */
+ * carried row (c0, c1), info and probe stay in registers: gcc leaves them
+ * rolled (NT = 4 with AVX-512) with the carried vectors on the stack, about
+ * 1.4x slower in cache. */
 #if BSI_AVX512
 #define GT_UNROLL _Pragma("GCC unroll 8")
 #else
-#define GT_UNROLL /* AVX2: 8 tiles in 16 ymm registers spill; see RESULTS-gtsv */
+#define GT_UNROLL /* AVX2: unrolled, 8 tiles' vectors spill out of the 16 ymm registers */
 #endif
 #define NT BSI_GT_NT
 #define WW (BSI_W * BSI_GT_NT)
 /* Interleaved rows are prefetched GT_IL_PFD super-tiles ahead into L2
- * (prefetcht1).  One ahead into L1 (the first version) kept 32 streams'
- * lines in a 32 KiB L1 and left the AMD Zen 4 VM of 2026-11-25 at 12 GB/s:
- * THOMAS m = 8 280-300 -> 440-460e6 equations/s, m = 64 270-295 -> 300-330;
- * three or four ahead, or prefetchnta, were slower (perf/RESULTS-gtsv.md). */
+ * (prefetcht1).  One ahead into L1 crowds 32 streams' lines into a 32 KiB
+ * L1 and stays far below memory bandwidth: two ahead into L2 is about 1.5x
+ * faster at m = 8 and 1.1x at m = 64.  Three or four ahead, or
+ * prefetchnta, are slower. */
 #ifndef GT_IL_PFD
 #define GT_IL_PFD 2
 #endif
@@ -189,24 +189,22 @@ static inline __attribute__((always_inline)) vreal FN(gt_apply)(const int method
  * sweeps: n regions of `lines` cache lines each, spread over the `steps`
  * steps of the forward and backward sweeps, forward steps weighted by
  * GT_PF_WF (line k of every region is fetched at about step
- * k*steps/lines).  Without it the packs
- * of contiguous systems stalled on their loads, one after the other with
- * the sweep: a super-tile's systems fill a few 4 KiB pages per array, and the
- * hardware prefetcher, which stops at page boundaries, starts cold on each
- * (AVX-512 VM, 2026-11-25, THOMAS ct m = 16: 55% of the time in the packs,
- * 26% in the sweep).  Spread over the sweeps, the loads overlap their
- * arithmetic (THOMAS ct m = 8 / 16: 377 -> 494 / 398 -> 506 Meq/s; m = 32,
- * 64: -4%..+5%, within the noise).  A burst of prefetches in the pack itself
- * gained less (the prefetches waited for fill buffers). */
+ * k*steps/lines).  Without it the packs of contiguous systems stall on
+ * their loads, one after the other with the sweep: a super-tile's systems
+ * fill a few 4 KiB pages per array, and the hardware prefetcher, which
+ * stops at page boundaries, starts cold on each (at m = 16 the packs take
+ * twice the sweep's time).  Spread over the sweeps, the loads overlap their
+ * arithmetic: about 1.3x at m = 8 and 16, neutral at m = 32 and 64.  A
+ * burst of prefetches in the pack itself gains less: the prefetches wait
+ * for fill buffers. */
 #ifndef BSI_GT_PF
 #define BSI_GT_PF
 /* A forward step counts GT_PF_WF back-substitution steps in the schedule,
  * about its share of the time: GIVENS' forward step (a rotation, ~45
  * operations a tile) against three multiply-adds back.  Counted as one,
- * half of the lines went out in the short back substitution, late and in
- * a burst (AVX-512 VM, 2026-11-27, contiguous GIVENS m = 16..64 out of
- * cache, repeated single calls: +5..10% with a weight of 2..16; within the
- * noise of the full benchmark). */
+ * half of GIVENS' lines would go out in the short back substitution, late
+ * and in a burst (weighted, contiguous GIVENS out of cache gains up to
+ * 10%). */
 #define GT_PF_WF(method) ((method) == BSOLVE_GTSV_GIVENS ? 4 : (method) == BSOLVE_GTSV_PARTIAL ? 2 : 1)
 #ifndef GT_PF_LOC
 #define GT_PF_LOC 2 /* prefetcht1: into L2 (a super-tile of m = 64 is 64 KiB per 4 arrays) */
@@ -219,10 +217,9 @@ typedef struct {
     uint64_t rate;        /* lines per step, 32.32 fixed point, rounded up */
 } bsi_gt_pf;
 
-/* No prefetching when the next super-tile's data exceed 128 KiB: it then
- * evicted the current one's from L2 (THOMAS ct m = 1024, AVX-512 build:
- * 220 -> 179 Meq/s; AVX2 build, m = 256: 250 -> 235); up to m = 128 (the
- * 128 KiB of 4 arrays of 32 double lanes) it gained. */
+/* No prefetching when the next super-tile's data exceed 128 KiB: it would
+ * evict the current one's from L2 (up to 20% slower at m = 1024); up to
+ * m = 128 (the 128 KiB of 4 arrays of 32 double lanes) it gains. */
 static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
 {
     if (pf->n * pf->lines * 64 > 128 * 1024) pf->n = 0;
@@ -231,19 +228,16 @@ static inline void bsi_gt_pf_cap(bsi_gt_pf *pf)
 }
 
 /* Step s of the sweeps: the lines [s*rate, (s+1)*rate).  Computed from s
- * rather than counted: a running count (the former acc/k fields, updated at
- * every tile of every step) lived on the stack in the GIVENS sweeps, where
- * the vectors take every register, and its read-modify-write chain made
- * contiguous GIVENS up to a third slower in some builds (a shared-library
- * build of the fused pack below: m = 16 in cache 400 -> 275 Meq/s). */
-/* l1: into L1 (prefetcht0) rather than GT_PF_LOC, for GIVENS.  On the
- * AVX-512 VM (2026-11-27, two sets of six alternating rounds of the full
- * benchmark), contiguous GIVENS gained 15..20% at m = 8..64 (median ratio
- * to the LAPACKE loop at m = 32 5.1-5.3x -> 6.2-6.4x); THOMAS, whose sweeps
- * are shorter, lost up to 10% (its working set evicted), PARTIAL stayed
- * within the noise, and the interleaved prefetches into L1 lost 10..35% for
- * every method.  A probe (lines prefetched during register-only
- * arithmetic) ran at 500 against 420 Meq/s into L1 rather than L2. */
+ * rather than counted: a running count, updated at every tile of every
+ * step, lives on the stack in the GIVENS sweeps, where the vectors take
+ * every register, and its read-modify-write chain makes contiguous GIVENS
+ * up to a third slower in some builds. */
+/* l1: into L1 (prefetcht0) rather than GT_PF_LOC, for GIVENS only: its
+ * long forward steps work in registers, so lines fetched into L1 meanwhile
+ * evict nothing they need (15..20% faster at m = 8..64 contiguous).  THOMAS, whose sweeps
+ * are shorter, loses up to 10% (its working set evicted), PARTIAL gains
+ * nothing, and interleaved prefetches into L1 are 10..35% slower for every
+ * method. */
 static inline __attribute__((always_inline)) void bsi_gt_pf_step(const bsi_gt_pf *pf, const int64_t s, const int64_t s1,
                                                                   const int l1)
 {
@@ -297,17 +291,16 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
     /* il: 1 where the diagonals and B are known to be read in place
      * (interleaved; es, bes != WW), 0 where both are known packed, -1 where
      * that is tested here.  Known, the interleaved sweep carries no flags:
-     * sharing the tested sweep with the last, packed super-tile, it kept two
-     * flags and a pointer on the stack and tested them at every tile
-     * (AVX-512 VM, 2026-11-27, interleaved PARTIAL and GIVENS m = 32, 64
-     * +10..20%, perf/RESULTS-gtsv.md). */
+     * sharing the tested sweep with the last, packed super-tile, it keeps two
+     * flags and a pointer on the stack and tests them at every tile, 10..20%
+     * slower for interleaved PARTIAL and GIVENS at m = 32, 64. */
     const int ild = il > 0 || (il < 0 && es != WW), ilb = B && (il > 0 || (il < 0 && bes != WW));
     /* One packed right-hand side: b'_i is carried in bc from step to step
      * instead of being stored at step i-1 and loaded back at step i, one
-     * store of the sweep's five per equation fewer (AVX-512 VM, 2026-11-27,
-     * contiguous, in cache: +4..5%).  Not for B read in place (interleaved):
-     * there it cost 5..8% at m = 8 out of cache, for all three methods,
-     * though it gained 7..17% for PARTIAL and GIVENS at m >= 16 in cache. */
+     * store of the sweep's five per equation fewer (4..5% in cache).  Not
+     * for B read in place (interleaved): there it costs 5..8% at m = 8 out
+     * of cache, for all three methods, though it gains 7..17% for PARTIAL
+     * and GIVENS at m >= 16 in cache. */
     const int carry = B && nrhs == 1 && !ilb;
     vreal inf[NT], pr[NT], c0[NT], c1[NT], bc[NT];
     for (int t = 0; t < NT; t++) {
@@ -334,10 +327,8 @@ static inline __attribute__((always_inline)) void FN(gt_forward)(const int metho
                 __builtin_prefetch(d + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
                 __builtin_prefetch(du + o + GT_IL_PFD * WW, 0, GT_IL_LOC);
             }
-            /* B too without write intent: prefetchw of its rows cost every
-             * interleaved cell 10..20% at m >= 16 (AVX-512 VM, 2026-11-27,
-             * 12 rounds of the full benchmark; m = 32: PARTIAL 5.3 -> 6.3x,
-             * THOMAS 5.0..5.6 -> 6.3x the LAPACKE loop) */
+            /* B too without write intent: prefetchw of its rows makes every
+             * interleaved case 10..20% slower at m >= 16 */
             if (ilb)
                 for (int j = 0; j < nrhs; j++)
                     __builtin_prefetch(B + j * bcs + (i + 1) * bes + t * BSI_W + GT_IL_PFD * WW, 0, GT_IL_LOC);
@@ -435,8 +426,7 @@ static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int met
 typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
 #else
 /* AVX2 (4 x 4 doubles): splitting the last of 2 rounds (by the stores)
- * cost 8..10% (m = 64 contiguous, -march=haswell on the AVX-512 VM,
- * 2026-11-25) */
+ * costs 8..10% (m = 64 contiguous) */
 #define GT_LSPLIT 0
 #define GT_TW (32 / (int)sizeof(real))
 typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
@@ -467,12 +457,9 @@ static inline __attribute__((always_inline)) FN(gt_vt) FN(gt_ld2)(const real *a,
 /* Block (row k, entry e) = s[k*ss + e] goes to d[e*ds + k].  With
  * GT_LSPLIT the last round, which exchanges whole register halves, is done
  * by the loads (gt_ld2): TW*(log2(TW) - 1) shuffles per block instead of
- * TW*log2(TW).  The former code shuffled all rounds at m <= 16 and did the
- * last one by half-register stores from m = 32 on.  AVX-512 VM (AMD EPYC),
- * 2026-11-27, six alternating runs in cache, Meq/s, former -> this:
- * contiguous GIVENS m = 8 220-246 -> 242-259, THOMAS m = 8 and 16 +7..9%,
- * m = 32 and 64 the same within the noise; out of cache about +5% at
- * m = 8, 16 (perf/RESULTS-gtsv.md). */
+ * TW*log2(TW).  Against shuffling every round, or doing the last one by
+ * half-register stores, the pack is 5..9% faster at m = 8 and 16 and the
+ * same at m = 32 and 64. */
 static inline __attribute__((always_inline)) void FN(gt_transpose)(const real *restrict s, const int64_t ss,
                                                                    real *restrict d, const int64_t ds)
 {
@@ -711,7 +698,7 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
     /* Packed diagonals (pk) and R share their planes (see gt_forward): 3 + nrhs
      * planes instead of 6 + nrhs, which at m = 32 (AVX-512) fit the 48 KiB L1d
      * and for larger m leave more of L2 to the prefetched next super-tile
-     * (AVX-512 VM, 2026-11-25, contiguous THOMAS m = 32 +18%, m = 1024 +46%) */
+     * (contiguous THOMAS about 1.2x at m = 32, 1.5x at m = 1024) */
     real *R = ws, *pk = ws, *pb = ws + 3 * mw;
     const real *pdl, *pd, *pdu;
     int64_t es;
@@ -741,9 +728,9 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile)(const int method
      * interleaved layout): the loop over columns and the prefetch schedule
      * cost ~5% at m = 16 when left in the loops */
     /* The solution of a full contiguous super-tile goes out inside the back
-     * substitution (gt_back) rather than in gt_unpack afterwards, which read
-     * the packed B back from L2 for m >= 64 (AVX-512 VM, 2026-11-25,
-     * contiguous m = 32: +7..12%, m = 128: +10..12%, m = 1024: +14..18%) */
+     * substitution (gt_back) rather than in gt_unpack afterwards, which
+     * reads the packed B back, from L2 for m >= 64 (contiguous: 7..12% faster
+     * at m = 32, 14..18% at m = 1024) */
 #if GT_TRANSPOSE
     real *ub = lb.kind == BSOLVE_TCONTIGUOUS && count == WW && m % GT_TW == 0 ? B + k0 * lb.stride : NULL;
 #else
@@ -794,8 +781,8 @@ static inline __attribute__((always_inline)) void FN(gtsv_tile_at)(const int ct,
 
 /* The two layout classes each have a parallel loop (an outlined function)
  * of their own, so that neither one's sweeps move with the other's code:
- * sharing one, specializing the interleaved sweep cost contiguous
- * GIVENS and PARTIAL at m >= 16 ~10% (perf/RESULTS-gtsv.md). */
+ * sharing one, specializing the interleaved sweep costs contiguous
+ * GIVENS and PARTIAL at m >= 16 about 10%. */
 #define GT_RUN(ct)                                                                                                     \
     const int64_t ntiles = (batch + WW - 1) / WW, mw = m * WW;                                                         \
     const size_t per = ((size_t)(3 + nrhs) * mw * sizeof(real) + 63) / 64 * 64;                                       \

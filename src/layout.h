@@ -53,9 +53,10 @@ void bsi_unpack_s(const float *tiles, int64_t ts, float *dst, bsolve_layout ld, 
  * bound).  Spread over the solve, the lines arrive while the FMA units
  * work.  Runs longer than BSI_PF_RUN bytes (4 KiB and more: 8 x 4 and
  * smaller double matrices) the hardware prefetcher follows: prefetching
- * them cost 3-5%.  Locality 2 (prefetcht1: into L2, the chunk is solved
- * out of L1) was 3-5% faster than 3 at m x n = 32 x 16, 24 x 12, 16 x 8
- * (AVX2 build, 2026-11-25).  NULL or left = 0: nothing to do. */
+ * them costs 3-5%.  Locality 2 (prefetcht1: into L2) rather than 3: the
+ * chunk being solved is in L1, and lines prefetched there would evict it
+ * (3-5% slower at m x n = 32 x 16, 24 x 12, 16 x 8).  NULL or left = 0:
+ * nothing to do. */
 #define BSI_PF_RUN 2048
 #define BSI_PF_LOC 2
 typedef struct {
