@@ -14,11 +14,10 @@
 /* Tiles of BSI_LANES(prec) systems swept together (independent chains):
  * 4 vectors of 64 bytes, 8 of 32, so that a super-tile row is 256 bytes in
  * both.  The interleaved layout reads its rows in place, in runs of one
- * row: on the AVX2 machine of 2026-11-24, THOMAS at m = 16..64 reached
- * 2.5-3.1x the LAPACKE loop with 4 tiles of 32 bytes (128-byte runs)
- * against 4.3-4.9x with 8.  Contiguous systems lose at m = 8 (4.9x -> 3.7x:
- * the 8 chains' carried rows no longer fit the 16 ymm registers) and are
- * within the noise at m = 16..64. */
+ * row: with AVX2, 4 tiles of 32 bytes (128-byte runs) left THOMAS at
+ * m = 16..64 about 1.6x slower than 8 tiles (256-byte runs).  Contiguous
+ * systems lose at m = 8 with 8 tiles (the 8 chains' carried rows no longer
+ * fit the 16 ymm registers, about 1.3x) and are even at m = 16..64. */
 #define BSI_GT_NT (256 / BSI_VBYTES)
 
 bsolve_status bsi_cpu_gtsv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method, int64_t m,

@@ -11,9 +11,9 @@
  * splits the arithmetic into register-wide pieces, but keeps every wide
  * value that outlives a statement (a row carried from one elimination
  * step to the next, every store) in memory and moves it through general
- * registers (vmovq/vpinsrq), and expands compares lane by lane; with
- * 64-byte vectors on the AVX2 machine of 2026-11-24 the tridiagonal sweep
- * ran at half the speed it reaches with 32-byte ones.  -DBSI_VBYTES=64
+ * registers (vmovq/vpinsrq), and expands compares lane by lane: with
+ * 64-byte vectors on an AVX2 CPU the tridiagonal sweep runs at about half
+ * the speed it reaches with 32-byte ones.  -DBSI_VBYTES=64
  * still builds the AVX-512 width anywhere.  Pivot indices are kept as
  * floating-point values in a vector of the same type, so that comparing
  * them with a row index gives a mask of the right width directly.
@@ -164,13 +164,10 @@ BSI_ALL_(s, bsi_m_s, bsi_hm_s, BSI_LANES_S, ps, , epi32)
  * for 12..24 cycles per register.  Elsewhere the exact 1/sqrt(x), which needs
  * no refinement: AVX's vrsqrtps (11 bits, float only: double lanes through
  * conversions, 3 Newton steps) made the GIVENS sweep of the AVX2 build
- * slower, not faster (-march=haswell on the AVX-512 VM, 2026-11-25, GIVENS
- * il m = 16: 323 -> 236 Meq/s): the longer chain of dependent operations
+ * about 1.4x slower, not faster: the longer chain of dependent operations
  * costs more than the divider saves there.  -DBSI_RSQRT_EXACT takes the exact
- * path with AVX-512 too: on the AMD Zen 4 VM (2026-11-25, two runs) GIVENS il
- * m = 8 / 16 / 32 / 64 went 347-350 / 313-324 / 288-296 / 269-288 -> 356-359 /
- * 349-356 / 304-309 / 274-277 Meq/s, within that VM's run-to-run spread
- * (the Intel VM had gained 3-10% from the estimate), so the default stays. */
+ * path with AVX-512 too; the estimate gains a few percent on Intel cores and
+ * is even on AMD Zen 4, so it stays the default. */
 #if BSI_AVX512 && !defined(BSI_RSQRT_EXACT)
 #define BSI_RSQRT_BITS 14
 #define BSI_RSQRT_(sfx, V, ps, r)                                                                      \
