@@ -17,8 +17,9 @@ comma := ,
 
 # Build in parallel by default; tests and benchmarks still run one at a time.
 # (Sub-makes share the top one's job slots.)
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 ifeq ($(MAKELEVEL),0)
-MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(NPROC)
 endif
 
 PREFIX  ?= /usr/local
@@ -64,6 +65,12 @@ CUDA_GENCODE := $(foreach a,$(CUDA_SM),-gencode arch=compute_$(a),code=sm_$(a)) 
                 -gencode arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX)
 CUDA_ARCH_LIST := $(addprefix sm_,$(CUDA_SM)) compute_$(CUDA_PTX)
 endif
+# NVCC_THREADS: one nvcc compiles a file's architectures in parallel.  With several
+# architectures the build ends with the few heaviest kernel files, one per core while
+# the other cores idle; this fills them (on 8 cores and more: below that, make's -j
+# already keeps every core busy and the threads would only add memory).  Not in
+# NVFLAGS: it changes no output, so it is not in the flags stamp below.
+NVCC_THREADS ?= $(if $(filter 1 2 3 4 5 6 7,$(NPROC)),1,$(words $(CUDA_ARCH_LIST)))
 # --compress-mode=size: the fatbinary's SASS is stored compressed too (by default only
 # PTX is), about 6 times smaller; the driver decompresses a module once, at load.
 NVFLAGS ?= -O3 -std=c++17 $(CUDA_GENCODE) --compress-mode=size -Xptxas -warn-spills
@@ -127,7 +134,7 @@ $(BUILD)/%.o: %.c include/batchsolve.h $(wildcard src/*.h) $(FLAGS_STAMP)
 
 $(BUILD)/%.o: %.cu include/batchsolve.h $(wildcard src/*.h) $(wildcard cuda/*.cuh) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) --threads $(NVCC_THREADS) -c $< -o $@
 
 # context.cu names the build's GPU code in its reason when none loads on a device
 $(BUILD)/cuda/context.o: override NVFLAGS += -DBSI_CUDA_ARCH_LIST='"$(CUDA_ARCH_LIST)"'
