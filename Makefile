@@ -25,7 +25,10 @@ endif
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
-ARCH    ?= -march=native
+# ARCH: empty, the library runs on any x86-64 CPU (the CPU kernels for each
+# instruction-set level, chosen at run time, below); ARCH=-march=native builds
+# for this machine only.
+ARCH    ?=
 CFLAGS  ?= -O3 $(ARCH)
 override CFLAGS += -std=c11 -ffp-contract=fast -fopenmp -fPIC -fvisibility=hidden -Wall -Wextra -Iinclude -Isrc
 LDLIBS  += -lm
@@ -43,7 +46,7 @@ CUDA_ARCHS_CI ?= 75
 ifeq ($(BSI_GIVEN),)
 ifneq ($(filter run test gpu-test bench,$(MAKECMDGOALS)),)
 BSI_AUTO := $(shell sh scripts/build-config.sh $(if $(filter test gpu-test bench,$(MAKECMDGOALS)),test,run) '$(NVCC)' '$(CUDA_ARCHS_CI)')
-$(foreach a,$(BSI_AUTO),$(eval $(firstword $(subst =, ,$(a))) := $(subst $(comma), ,$(word 2,$(subst =, ,$(a))))))
+$(foreach a,$(BSI_AUTO),$(eval $(firstword $(subst =, ,$(a))) := $(subst $(comma), ,$(patsubst $(firstword $(subst =, ,$(a)))=%,%,$(a)))))
 endif
 endif
 
@@ -84,7 +87,27 @@ ifeq ($(NVCC),)
   CUDA_CU :=
   CUDA_LIBS :=
 endif
-OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC_C)) $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_CU))
+
+# CPU kernels: the files whose vector width the compiler's target fixes
+# (src/cpu_isa.h), compiled once per instruction-set level as
+# $(BUILD)/src/<file>.<level>.o; src/cpu_dispatch.c picks a level at run time.
+# On x86-64 with ARCH empty: avx512, avx2 and base (any x86-64 CPU).  With
+# ARCH set (make ARCH=-march=native: a build for one machine), or on another
+# CPU, one set built with ARCH and no run-time choice: the widest vectors the
+# target has (simd.h), and the test-only levels 1-3 are unavailable.
+CPU_KERNELS := src/lu_cpu.c src/qr_cpu.c src/gtsv_cpu.c src/layout.c src/cpu_kernels.c
+ifeq ($(ARCH),)
+  CPU_ISAS := $(if $(filter x86_64-%,$(shell $(CC) -dumpmachine 2>/dev/null)),avx512 avx2 base,arch)
+else
+  CPU_ISAS := arch
+endif
+CPU_ISA_FLAGS_avx512 := -march=x86-64-v4
+CPU_ISA_FLAGS_avx2   := -march=x86-64-v3
+CPU_ISA_FLAGS_base   := -march=x86-64
+CPU_OBJ := $(foreach i,$(CPU_ISAS),$(patsubst src/%.c,$(BUILD)/src/%.$(i).o,$(CPU_KERNELS)))
+$(BUILD)/src/cpu_dispatch.o: override CFLAGS += $(if $(filter base,$(CPU_ISAS)),-DBSI_CPU_X86_LEVELS)
+
+OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(CPU_KERNELS),$(SRC_C))) $(CPU_OBJ) $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_CU))
 
 LIB_A  := $(BUILD)/libbatchsolve.a
 # The shared library: libbatchsolve.so.MAJOR.MINOR.PATCH (include/batchsolve.h's
@@ -131,6 +154,14 @@ lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINKS)
 $(BUILD)/%.o: %.c include/batchsolve.h $(wildcard src/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# the CPU kernels, once per level (CPU_ISAS above)
+define CPU_ISA_RULE
+$(BUILD)/src/%.$(1).o: src/%.c include/batchsolve.h $(wildcard src/*.h) $(FLAGS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $$(CPU_ISA_FLAGS_$(1)) -DBSI_ISA=$(1) -c $$< -o $$@
+endef
+$(foreach i,$(CPU_ISAS),$(eval $(call CPU_ISA_RULE,$(i))))
 
 $(BUILD)/%.o: %.cu include/batchsolve.h $(wildcard src/*.h) $(wildcard cuda/*.cuh) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -188,11 +219,17 @@ samples: $(SAMPLES)
 # says, and the sanitizer subset.
 test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(PROBES) $(CU_PROBES) $(SAMPLES) $(BUILD)/stage/.installed san-build
 	@fail=0; for t in $(TESTS) $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; \
+	for l in 1 2; do for t in $(ISA_TESTS); do echo "== BSOLVE_TEST_CPU_ISA=$$l $(BUILD)/test/$$t (quick)"; \
+	BSOLVE_TEST_QUICK=1 BSOLVE_TEST_CPU_ISA=$$l $(BUILD)/test/$$t || fail=1; done; done; \
 	echo "== README.md's examples are samples/readme_*.c"; sh scripts/readme-code.sh check || fail=1; \
 	echo "== make install into $(BUILD)/stage, programs linked as README.md says"; \
 	CC='$(CC)' sh scripts/check-install.sh $(abspath $(BUILD))/stage samples/readme_gesv.c || fail=1; \
 	for t in $(SAN_TESTS); do echo "== $(SAN_BUILD)/test/$$t (quick; AddressSanitizer, UndefinedBehaviorSanitizer)"; \
 	BSOLVE_TEST_QUICK=1 $(SAN_ENV) $(SAN_BUILD)/test/$$t || fail=1; done; exit $$fail
+
+# make test also runs a quick sweep of these on the baseline x86-64 (1) and AVX2 (2)
+# CPU kernels, as on a CPU without AVX-512 (test/test_isa.c compares the levels).
+ISA_TESTS ?= test_gesv test_getrf test_gtsv test_qr test_singular test_rhsblock test_threads
 
 # make test's install check: make install into $(BUILD)/stage.
 $(BUILD)/stage/.installed: $(LIB_A) $(LIB_SO) batchsolve.pc.in include/batchsolve.h

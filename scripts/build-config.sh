@@ -9,12 +9,16 @@
 #     build/cpu, and the test targets compile the CUDA backend for CI_ARCHS (every CUDA line
 #     is compiled, the GPU tests skip), in build/sm_XX;
 #   - without nvcc everything is CPU-only, in build/cpu.
+# `make run` builds the CPU kernels for this machine alone (ARCH=-march=native, one set
+# instead of one per instruction-set level): its library is not installed anywhere.
 goal=$1 nvcc=$2 ci=$3
 say() { echo "make $goal: $*" >&2; }
-cpu() { say "$1: CPU-only build in build/cpu"; echo "NVCC= BUILD=build/cpu"; exit 0; }
+native=""
+[ "$goal" = run ] && native="ARCH=-march=native "
+cpu() { say "$1: CPU-only build in build/cpu"; echo "${native}NVCC= BUILD=build/cpu"; exit 0; }
 cuda() { # archs (space-separated)
     tag=$(echo $1 | tr ' ' _)
-    echo "CUDA_ARCHS=$(echo $1 | tr ' ' ,) BUILD=build/sm_$tag"
+    echo "${native}CUDA_ARCHS=$(echo $1 | tr ' ' ,) BUILD=build/sm_$tag"
     exit 0
 }
 

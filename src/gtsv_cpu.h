@@ -8,17 +8,20 @@
 #ifndef BSOLVE_GTSV_CPU_H
 #define BSOLVE_GTSV_CPU_H
 
+#include "cpu_isa.h" /* names this file's symbols per instruction-set level */
 #include "internal.h"
-#include "simd.h"
 
+#ifdef BSI_ISA /* the kernel files */
+#include "simd.h"
 /* Tiles of BSI_LANES(prec) systems swept together (independent chains):
- * 4 vectors of 64 bytes, 8 of 32, so that a super-tile row is 256 bytes in
- * both.  The interleaved layout reads its rows in place, in runs of one
- * row: with AVX2, 4 tiles of 32 bytes (128-byte runs) left THOMAS at
- * m = 16..64 about 1.6x slower than 8 tiles (256-byte runs).  Contiguous
- * systems lose at m = 8 with 8 tiles (the 8 chains' carried rows no longer
- * fit the 16 ymm registers, about 1.3x) and are even at m = 16..64. */
+ * 4 vectors of 64 bytes, 8 of 32, 16 of 16, so that a super-tile row is
+ * 256 bytes in each.  The interleaved layout reads its rows in place, in
+ * runs of one row: with 32-byte vectors, 4 tiles (128-byte runs) run THOMAS
+ * at m = 16..64 at about two thirds of its speed with 8.  Contiguous
+ * systems lose with 8 at m = 8 (the 8 chains' carried rows no longer fit
+ * the 16 ymm registers) and are unchanged at m = 16..64. */
 #define BSI_GT_NT (256 / BSI_VBYTES)
+#endif
 
 bsolve_status bsi_cpu_gtsv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method, int64_t m,
                            int64_t nrhs, int64_t batch, const void *dl, const void *d, const void *du,

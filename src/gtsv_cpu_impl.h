@@ -414,9 +414,9 @@ static inline __attribute__((always_inline)) void FN(gt_apply_all)(const int met
  * two-input shuffles, each swapping the off-diagonal halves of ever larger
  * sub-blocks: 2*TW vector moves and TW*log2(TW) shuffles per block (one
  * round fewer with AVX-512, see gt_transpose) instead of 2*TW*TW scalar
- * moves.  TW is what one register holds (64 bytes with AVX-512, 32
- * otherwise): GCC expands a shuffle wider than the target's registers lane
- * by lane.
+ * moves.  TW is what one register holds (64 bytes with AVX-512, 32 with
+ * AVX, 16 otherwise): GCC expands a shuffle wider than the target's
+ * registers lane by lane.
  * Compilers without __builtin_shuffle keep the scalar moves. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define GT_TRANSPOSE 1
@@ -428,8 +428,13 @@ typedef real FN(gt_vt) __attribute__((vector_size(64), aligned(sizeof(real))));
 /* AVX2 (4 x 4 doubles): splitting the last of 2 rounds (by the stores)
  * costs 8..10% (m = 64 contiguous) */
 #define GT_LSPLIT 0
-#define GT_TW (32 / (int)sizeof(real))
-typedef real FN(gt_vt) __attribute__((vector_size(32), aligned(sizeof(real))));
+#if defined(__AVX__)
+#define GT_TWB 32
+#else
+#define GT_TWB 16
+#endif
+#define GT_TW (GT_TWB / (int)sizeof(real))
+typedef real FN(gt_vt) __attribute__((vector_size(GT_TWB), aligned(sizeof(real))));
 #endif
 typedef __typeof__(((vmask){0})[0]) FN(gt_it);
 typedef FN(gt_it) FN(gt_mt) __attribute__((vector_size(sizeof(FN(gt_vt)))));

@@ -22,6 +22,7 @@ extern "C" {
 #define BSI_MSG_LEN 256
 
 struct bsi_cuda; /* the CUDA backend's state, defined in cuda/ */
+struct bsi_cpu_kernels; /* one instruction-set level's CPU kernels (src/cpu_kernels.h) */
 
 /* Test-only kernel selection.  The dispatch tables (one per operation and
  * backend) choose a kernel from the shape alone; tests reach every kernel by
@@ -33,6 +34,8 @@ enum bsi_force_knob {
     /* -- front end -- */
     BSI_FORCE_RHS_BLOCK, /* > 0: right-hand sides in blocks of that many columns (src/block.h) */
     /* -- CPU backend -- */
+    BSI_FORCE_CPU_ISA, /* kernels' instruction-set level (cpu_isa.h): 1 baseline x86-64, 2 AVX2, 3 AVX-512;
+                        * one the CPU or the build lacks fails the call with BSOLVE_ENOTSUP */
     /* -- CUDA dense LU -- */
     BSI_FORCE_LU_WARP,     /* row-per-lane kernel: 1 never; 2 every gesv nrhs = 1 and getrf with 9 <= n <= its largest bucket, FULL too */
     /* -- CUDA QR -- */
@@ -74,8 +77,8 @@ struct bsolve_lu {
     bsolve_precision prec;
     bsolve_pivot pivot;
     int64_t n, batch;
-    /* Backend-owned storage.  CPU: factors as tiles of BSI_CPU_LANES(prec)
-     * systems (see src/lu_cpu.h), pivots as uint8_t per step and lane.
+    /* Backend-owned storage.  CPU: factors as tiles of the kernels' lanes
+     * (see src/lu_cpu.h), pivots as uint8_t per step and lane.
      * CUDA: device memory, interleaved with leading dimension `ld`. */
     void *factors;
     void *rowpiv;
@@ -83,6 +86,7 @@ struct bsolve_lu {
     int32_t *info; /* per-system info of the last getrf (host on CPU, device on CUDA) */
     int64_t ld;
     int factored;  /* getrf has run at least once */
+    const struct bsi_cpu_kernels *cpu; /* CPU: the kernels that made it, and must use it */
 };
 
 /* Test-only: sets ctx->force[knob] = value (0 restores the dispatch table's
@@ -162,6 +166,7 @@ struct bsolve_gt {
     int64_t ld;
     int factored;
     void *plan;    /* CUDA: the kernels gttrf chose, which gttrs runs (cuda/gtsv.cu); host memory */
+    const struct bsi_cpu_kernels *cpu; /* CPU: the kernels that made it, and must use it */
 };
 #define BSI_GT_NF 5 /* multiplier or cosine, swap flag or sine, 1/U(i,i), U(i,i+1), U(i,i+2) */
 
@@ -188,12 +193,13 @@ struct bsolve_qr {
     const bsolve_ctx *owner;
     bsolve_precision prec;
     int64_t m, n, batch;
-    /* Factors.  CPU: tiles of BSI_CPU_LANES(prec) systems (src/qr_cpu.h):
+    /* Factors.  CPU: tiles of the kernels' lanes (src/qr_cpu.h):
      * R (m x n interleaved), the rotations' (c, s) pairs, 1/R(j,j). */
     void *f;
     int32_t *info; /* info of the last geqrf (host on CPU, device on CUDA) */
     int64_t ld;
     int factored;
+    const struct bsi_cpu_kernels *cpu; /* CPU: the kernels that made it, and must use it */
 };
 
 bsolve_status bsi_cuda_gels(bsolve_ctx *ctx, bsolve_precision prec, int64_t m, int64_t n, int64_t nrhs,

@@ -11,6 +11,7 @@
 #ifndef BSOLVE_LAYOUT_H
 #define BSOLVE_LAYOUT_H
 
+#include "cpu_isa.h" /* names this file's symbols per instruction-set level */
 #include "internal.h"
 
 /* Most systems one chunk may hold (bounds per-chunk stack arrays). */

@@ -5,16 +5,20 @@
  * interleaved (entry (i, j) of lane l at tile[(i + j*n)*lanes + l]), so that
  * each arithmetic instruction serves one whole SIMD vector of systems: the
  * same thread-per-matrix idea as the GPU kernels.  A tile of n = 128 doubles
- * is 1 MiB with 8 lanes (AVX-512), 512 KiB with 4 (AVX2); smaller n stay in
- * L1/L2.  Arguments are checked by src/api.c.
+ * is 1 MiB with 8 lanes (AVX-512), 512 KiB with 4 (AVX2), 256 KiB with 2
+ * (SSE2); smaller n stay in L1/L2.  The lane count is the kernels'
+ * instruction-set level's (cpu_isa.h).  Arguments are checked by src/api.c.
  */
 #ifndef BSOLVE_LU_CPU_H
 #define BSOLVE_LU_CPU_H
 
+#include "cpu_isa.h" /* names this file's symbols per instruction-set level */
 #include "internal.h"
-#include "simd.h" /* BSI_LANES_D, BSI_LANES_S: lanes per tile, one vector */
 
+#ifdef BSI_ISA /* the kernel files: one vector of this level's width (simd.h) per tile */
+#include "simd.h"
 #define BSI_LANES(prec) ((prec) == BSOLVE_PREC_D ? BSI_LANES_D : BSI_LANES_S)
+#endif
 
 bsolve_status bsi_cpu_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot pivot, int64_t n,
                            int64_t nrhs, int64_t batch, const void *A, bsolve_layout la, void *B,

@@ -11,6 +11,7 @@
 #ifndef BSOLVE_QR_CPU_H
 #define BSOLVE_QR_CPU_H
 
+#include "cpu_isa.h" /* names this file's symbols per instruction-set level */
 #include "internal.h"
 
 bsolve_status bsi_cpu_gels(bsolve_ctx *ctx, bsolve_precision prec, int64_t m, int64_t n, int64_t nrhs,

@@ -3,8 +3,11 @@
  *
  * One vector holds entry (i, j) of W systems and is one register of the
  * target: BSI_VBYTES = 64 bytes (W = 8 doubles or 16 floats) with AVX-512,
- * 32 bytes (4 doubles or 8 floats) with AVX/AVX2 and no AVX-512, 64 bytes
- * elsewhere.  The kernels are written with GCC/Clang vector extensions, so
+ * 32 bytes (4 doubles or 8 floats) with AVX/AVX2 and no AVX-512, 16 bytes
+ * (2 doubles or 4 floats) with SSE2 alone (the x86-64 baseline), 64 bytes
+ * elsewhere.  The width is fixed by the compiler flags of each compilation:
+ * the library holds the kernels once per instruction-set level
+ * (cpu_isa.h).  The kernels are written with GCC/Clang vector extensions, so
  * every statement is one vector operation whatever the compiler's
  * auto-vectorizer would have made of a lane loop.  The vector is no wider
  * than a register because gcc 12 has no register mode for a wider one: it
@@ -28,19 +31,23 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__AVX__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
 #ifndef BSI_VBYTES
-#if defined(__AVX__) && !defined(__AVX512F__)
+#if defined(__AVX512F__)
+#define BSI_VBYTES 64
+#elif defined(__AVX__)
 #define BSI_VBYTES 32
+#elif defined(__SSE2__)
+#define BSI_VBYTES 16
 #else
 #define BSI_VBYTES 64
 #endif
 #endif
-#if BSI_VBYTES != 32 && BSI_VBYTES != 64
-#error "BSI_VBYTES must be 32 or 64"
+#if BSI_VBYTES != 16 && BSI_VBYTES != 32 && BSI_VBYTES != 64
+#error "BSI_VBYTES must be 16, 32 or 64"
 #endif
 /* Lanes per vector, i.e. systems per tile. */
 #define BSI_LANES_D (BSI_VBYTES / 8)
@@ -122,6 +129,13 @@ typedef int32_t bsi_hm_s __attribute__((vector_size(32)));
     static inline V bsi_sqrt_##sfx(V x) { return (V)_mm512_sqrt_##ps((__m512##r)x); }
 #define BSI_ALL_(sfx, M, HM, n, ps, r, te)                                                             \
     static inline int bsi_all_##sfx(M m) { return _mm512_test_##te##_mask((__m512i)m, (__m512i)m) == (1 << n) - 1; }
+#elif defined(__SSE2__) && BSI_VBYTES == 16
+/* SSE2 alone: a lane loop of the mask test becomes a 64-bit integer compare,
+ * which SSE2 lacks (gcc 12 fails to compile it), and one of sqrt libm calls. */
+#define BSI_SQRT_(sfx, V, H, n, ps, r, sq)                                                             \
+    static inline V bsi_sqrt_##sfx(V x) { return (V)_mm_sqrt_##ps((__m128##r)x); }
+#define BSI_ALL_(sfx, M, HM, n, ps, r, te)                                                             \
+    static inline int bsi_all_##sfx(M m) { return _mm_movemask_##ps((__m128##r)m) == (1 << n) - 1; }
 #else
 #define BSI_SQRT_(sfx, V, H, n, ps, r, sq)                                                             \
     static inline V bsi_sqrt_##sfx(V x)                                                                \
@@ -187,9 +201,23 @@ static inline bsi_m_s bsi_isnan_s(bsi_v_s x) { return bsi_ne_s(x, x); }
 static inline int bsi_any_d(bsi_m_d m) { return !bsi_all_d(~m); }
 static inline int bsi_any_s(bsi_m_s m) { return !bsi_all_s(~m); }
 
-/* m ? a : b, lane by lane (m lanes are all ones or all zeros). */
+/* m ? a : b, lane by lane (m lanes are all ones or all zeros).  With SSE2
+ * alone as intrinsics: gcc 12 turns the operators into a conditional
+ * expression, which it then fails to compile for SSE2 (no blend
+ * instruction) where the mask comes from a merge of control paths. */
+#if defined(__SSE2__) && BSI_VBYTES == 16
+static inline bsi_v_d bsi_sel_d(bsi_m_d m, bsi_v_d a, bsi_v_d b)
+{
+    return (bsi_v_d)_mm_or_pd(_mm_and_pd((__m128d)m, (__m128d)a), _mm_andnot_pd((__m128d)m, (__m128d)b));
+}
+static inline bsi_v_s bsi_sel_s(bsi_m_s m, bsi_v_s a, bsi_v_s b)
+{
+    return (bsi_v_s)_mm_or_ps(_mm_and_ps((__m128)m, (__m128)a), _mm_andnot_ps((__m128)m, (__m128)b));
+}
+#else
 static inline bsi_v_d bsi_sel_d(bsi_m_d m, bsi_v_d a, bsi_v_d b) { return (bsi_v_d)((m & (bsi_m_d)a) | (~m & (bsi_m_d)b)); }
 static inline bsi_v_s bsi_sel_s(bsi_m_s m, bsi_v_s a, bsi_v_s b) { return (bsi_v_s)((m & (bsi_m_s)a) | (~m & (bsi_m_s)b)); }
+#endif
 
 static inline bsi_v_d bsi_abs_d(bsi_v_d v) { return (bsi_v_d)((bsi_m_d)v & INT64_MAX); }
 static inline bsi_v_s bsi_abs_s(bsi_v_s v) { return (bsi_v_s)((bsi_m_s)v & INT32_MAX); }

@@ -195,9 +195,9 @@ static void *work(void *arg)
 {
     worker *w = arg;
     bsolve_ctx *ctx = NULL;
-    if (bsolve_ctx_create(&ctx, tl_backend()) != BSOLVE_SUCCESS) {
+    if (bsolve_ctx_create(&ctx, tl_backend()) != BSOLVE_SUCCESS || tl_ctx_cpu_isa(ctx) != BSOLVE_SUCCESS) {
         w->failures++;
-        snprintf(w->first, sizeof w->first, "ctx_create failed in a thread");
+        snprintf(w->first, sizeof w->first, "ctx_create or BSOLVE_TEST_CPU_ISA failed in a thread");
         return NULL;
     }
     bsolve_ctx_set_threads(ctx, w->nthreads);

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "testlib.h"
+#include "cpu_isa.h"  /* bsi_cpu_isa_runs (test-only) */
+#include "internal.h" /* bsi_test_force */
 
 #include <ctype.h>
 #include <math.h>
@@ -75,6 +77,25 @@ uint64_t tl_seed(uint64_t a, uint64_t b)
     return splitmix64(&x);
 }
 
+int tl_cpu_isa(void)
+{
+    const char *e = getenv("BSOLVE_TEST_CPU_ISA");
+    if (!e || !*e) return 0;
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (*end || v < 0 || v > BSI_CPU_ISA_MAX) {
+        fprintf(stderr, "BSOLVE_TEST_CPU_ISA=%s: expected 0..%d\n", e, BSI_CPU_ISA_MAX);
+        exit(2);
+    }
+    return (int)v;
+}
+
+bsolve_status tl_ctx_cpu_isa(bsolve_ctx *ctx)
+{
+    if (!tl_cpu_isa() || bsolve_ctx_backend(ctx) != BSOLVE_BACKEND_CPU) return BSOLVE_SUCCESS;
+    return bsi_test_force(ctx, BSI_FORCE_CPU_ISA, tl_cpu_isa());
+}
+
 bsolve_ctx *tl_ctx(void)
 {
     bsolve_ctx *ctx = NULL;
@@ -86,6 +107,7 @@ bsolve_ctx *tl_ctx(void)
     }
     ck_assert_msg(s == BSOLVE_SUCCESS && ctx != NULL, "bsolve_ctx_create(%s) = %d (%s)",
                   tl_backend_label(), (int)s, bsolve_strerror(s));
+    ck_assert_int_eq(tl_ctx_cpu_isa(ctx), BSOLVE_SUCCESS);
     return ctx;
 }
 
@@ -111,8 +133,15 @@ int tl_main(Suite *s)
         }
         bsolve_ctx_destroy(ctx);
     }
-    printf("backend=%s base seed=%llu%s\n", tl_backend_label(),
-           (unsigned long long)tl_base_seed(), tl_quick() ? " (quick)" : "");
+    if (tl_cpu_isa() && !bsi_cpu_isa_runs(tl_cpu_isa())) {
+        printf("SKIP: CPU level %d (BSOLVE_TEST_CPU_ISA) is not in this build or not run by this CPU\n",
+               tl_cpu_isa());
+        return EXIT_SUCCESS;
+    }
+    printf("backend=%s base seed=%llu%s", tl_backend_label(), (unsigned long long)tl_base_seed(),
+           tl_quick() ? " (quick)" : "");
+    if (tl_cpu_isa()) printf(" CPU level %d", tl_cpu_isa());
+    printf("\n");
     fflush(stdout);
     SRunner *sr = srunner_create(s);
     /* A CUDA context does not survive fork(), and the probe above (or any

@@ -2,6 +2,9 @@
  * testlib.h -- helpers shared by every test program (test/test_*.c).
  *
  *   - environment: BSOLVE_TEST_BACKEND = cpu (default) | cuda | auto;
+ *     BSOLVE_TEST_CPU_ISA = 1 | 2 | 3 runs the CPU backend's contexts from
+ *     tl_ctx() on the base, AVX2 or AVX-512 kernels (src/cpu_isa.h; SKIP
+ *     where the build or the CPU lacks them), 0 or unset on the best level;
  *     BSOLVE_TEST_QUICK=1 shrinks the sweeps (sanitizer / valgrind runs);
  *     BSOLVE_TEST_SEED=<integer> replaces the fixed default base seed.
  *   - tl_main(): runs a Check suite, prints the summary, returns the exit code;
@@ -40,11 +43,15 @@ bsolve_backend tl_backend(void);        /* from BSOLVE_TEST_BACKEND */
 const char *tl_backend_label(void);     /* "cpu", "cuda", "auto" */
 int tl_quick(void);                     /* BSOLVE_TEST_QUICK=1 */
 uint64_t tl_base_seed(void);            /* BSOLVE_TEST_SEED or the default */
+int tl_cpu_isa(void);                   /* BSOLVE_TEST_CPU_ISA, 0 when unset */
 uint64_t tl_seed(uint64_t a, uint64_t b); /* a case seed derived from the base seed */
 
 /* A context for the backend under test; fails the test if it cannot be made
  * (a missing GPU has already been turned into SKIP by tl_main). */
 bsolve_ctx *tl_ctx(void);
+/* Applies BSOLVE_TEST_CPU_ISA to a context made otherwise (tl_ctx does it);
+ * no Check calls, so threads may use it. */
+bsolve_status tl_ctx_cpu_isa(bsolve_ctx *ctx);
 
 /* A TCase with the generous timeout. */
 TCase *tl_tcase(const char *name);
