@@ -14,6 +14,12 @@
 #                                              (NOLOAD_ARCH, default 120): no kernel loads,
 #                                              test/gpu_device shows AUTO on the CPU with
 #                                              the reason
+#   bash perf/device-portability.sh compare    the benchmarks of an older tree (OLD_SRC,
+#                                              default build/old-src: `git archive <commit>`
+#                                              unpacked there and carried; its own
+#                                              Makefile's defaults) and of build/families,
+#                                              one after the other on a subset of the
+#                                              RESULTS.md shapes; CPU LU on one thread
 # Logs go to $OUT (or device-out/).
 set -u
 OUT=${OUT:-$PWD/device-out}
@@ -33,8 +39,8 @@ timed() { # log command...: runs it, appends output and the wall time to the log
     return $rc
 }
 
-targets() { # the library and every test program of build dir $1
-    echo lib $(ls test/test_*.c test/gpu_*.c samples/*.c | sed "s|^\([a-z]*\)/\(.*\)\.c$|$1/\1/\2|")
+targets() { # the library, every test program, sample and benchmark of build dir $1
+    echo lib $(ls test/test_*.c test/gpu_*.c samples/*.c perf/bench_*.c perf/bench_*.cu | sed "s|^\([a-z]*\)/\(.*\)\.cu*$|$1/\1/\2|")
 }
 
 case "${1:-}" in
@@ -53,6 +59,8 @@ gpu-test)
     timed "$OUT/gpu-test-families.log" make BUILD=build/families CUDA_ARCHS=families gpu-test
     grep -E "^==|Checks|SKIP|FAIL|rc=" "$OUT/gpu-test-families.log" | grep -v "100%: Checks" | tail -30
     grep -c "100%: Checks" "$OUT/gpu-test-families.log"
+    # the CPU kernels of each instruction-set level on this host's CPU
+    timed "$OUT/gpu-test-families.log" build/families/test/test_isa
     ;;
 ptx)
     A=${PTX_ARCH:-80}
@@ -69,8 +77,26 @@ noload)
     timed "$OUT/noload.log" $B/test/gpu_device
     grep -E "device|AUTO|checks|PASS|FAIL" "$OUT/noload.log" | tail -12
     ;;
+compare)
+    O=${OLD_SRC:-build/old-src}
+    P="perf/bench_gpu perf/bench_qr_gpu perf/bench_gtsv_gpu perf/bench_cpu"
+    timed "$OUT/compare.log" make -C "$O" -j"$J" $(for b in $P; do echo build/$b; done) || exit 1
+    timed "$OUT/compare.log" make -j"$J" BUILD=build/families CUDA_ARCHS=families \
+        $(for b in $P; do echo build/families/$b; done) || exit 1
+    for v in old new; do
+        d=$([ $v = old ] && echo "$O/build" || echo build/families)
+        timed "$OUT/compare-$v.log" env BSOLVE_BENCH_NS=2,4,8,16,32,64,128 BSOLVE_BENCH_PREC=d \
+            $d/perf/bench_gpu "$OUT/lu-$v.csv"
+        timed "$OUT/compare-$v.log" env BSOLVE_BENCH_SHAPES=4x4,8x8,8x16,16x16,16x32,32x32,32x64,64x64,64x128 \
+            $d/perf/bench_qr_gpu "$OUT/qr-$v.csv"
+        timed "$OUT/compare-$v.log" env BENCH_REGIME=many BENCH_NOCS=1 BENCH_MMAX=1024 \
+            $d/perf/bench_gtsv_gpu "$OUT/gtsv-$v.csv"
+        timed "$OUT/compare-$v.log" env OMP_NUM_THREADS=1 $d/perf/bench_cpu -d -1 -F -P -n 4,8,16,32,64,128 \
+            -o "$OUT/cpu-$v.csv"
+    done
+    ;;
 *)
-    sed -n '2,17p' "$0"
+    sed -n '2,23p' "$0"
     exit 2
     ;;
 esac
