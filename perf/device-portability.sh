@@ -8,18 +8,21 @@
 #   bash perf/device-portability.sh gpu-test   make gpu-test on that build again
 #   bash perf/device-portability.sh ptx        SASS and PTX of an older architecture
 #                                              only (PTX_ARCH, default 80: the driver
-#                                              compiles compute_80 for the device), make
-#                                              gpu-test on it
+#                                              compiles compute_80 for the device), the
+#                                              GPU test programs on it, side by side
+#   bash perf/device-portability.sh ptx-rest   the rest of make gpu-test on that build
 #   bash perf/device-portability.sh noload     code for a newer architecture only
 #                                              (NOLOAD_ARCH, default 120): no kernel loads,
 #                                              test/gpu_device shows AUTO on the CPU with
 #                                              the reason
-#   bash perf/device-portability.sh compare    the benchmarks of an older tree (OLD_SRC,
-#                                              default build/old-src: `git archive <commit>`
-#                                              unpacked there and carried; its own
-#                                              Makefile's defaults) and of build/families,
-#                                              one after the other on a subset of the
-#                                              RESULTS.md shapes; CPU LU on one thread
+#   bash perf/device-portability.sh compare-build   builds the benchmarks of an older
+#                                              tree (OLD_SRC, default build/old-src: `git
+#                                              archive <commit>` unpacked there and
+#                                              carried; its Makefile's defaults) and of
+#                                              this one for the device's architecture
+#   bash perf/device-portability.sh compare    runs them one after the other on a subset
+#                                              of the RESULTS.md shapes; CPU LU on one
+#                                              thread
 # Logs go to $OUT (or device-out/).
 set -u
 OUT=${OUT:-$PWD/device-out}
@@ -28,6 +31,7 @@ source .device-deps/env.sh
 J=$(nproc)
 # the driver's cache of PTX compiled for this device: large enough for every kernel
 export CUDA_CACHE_MAXSIZE=4294967296
+BENCHES="perf/bench_gpu perf/bench_qr_gpu perf/bench_gtsv_gpu perf/bench_cpu"
 
 timed() { # log command...: runs it, appends output and the wall time to the log
     local log=$1 t=$(date +%s) rc
@@ -66,9 +70,27 @@ ptx)
     A=${PTX_ARCH:-80}
     B=build/ptx_$A
     timed "$OUT/ptx.log" make -j"$J" BUILD=$B CUDA_ARCHS=$A $(targets $B) || exit 1
-    timed "$OUT/ptx.log" make BUILD=$B CUDA_ARCHS=$A gpu-test
-    grep -E "^==|Checks|SKIP|FAIL|rc=|context" "$OUT/ptx.log" | grep -v "100%: Checks" | tail -30
-    grep -c "100%: Checks" "$OUT/ptx.log"
+    # make gpu-test's GPU programs, one process per forced configuration, side by side:
+    # each process has the driver compile the PTX of the kernels it loads, one at a time,
+    # so the processes share that work (the driver's cache then serves ptx-rest)
+    T=$(mktemp -d)
+    export OMP_NUM_THREADS=2 # their CPU references, 15 processes on the host's cores
+    for c in 0 1 2 3 4 5 6 7 8 9; do BSOLVE_TEST_CONFIG=$c $B/test/gpu_qr >"$T/gpu_qr.$c" 2>&1 & done
+    for c in 0 1 2; do BSOLVE_TEST_CONFIG=$c $B/test/gpu_lu >"$T/gpu_lu.$c" 2>&1 & done
+    $B/test/gpu_gtsv >"$T/gpu_gtsv" 2>&1 &
+    $B/test/gpu_device >"$T/gpu_device" 2>&1 &
+    t=$(date +%s) fail=0
+    for p in $(jobs -p); do wait "$p" || fail=1; done
+    for f in "$T"/*; do echo "=== $(basename "$f")"; cat "$f"; done >>"$OUT/ptx.log"
+    grep -E "^=== |PASS|FAIL|checks|failures" "$OUT/ptx.log" | tail -40
+    echo "=== GPU programs side by side: fail=$fail in $(( $(date +%s) - t )) s" | tee -a "$OUT/ptx.log"
+    ;;
+ptx-rest)
+    # the rest of make gpu-test on the ptx build: the samples and test_*.c on the GPU
+    A=${PTX_ARCH:-80}
+    timed "$OUT/ptx-rest.log" make BUILD=build/ptx_$A CUDA_ARCHS=$A GPU_TESTS= gpu-test
+    grep -E "^==|Checks|SKIP|FAIL" "$OUT/ptx-rest.log" | grep -v "100%: Checks" | tail -30
+    grep -c "100%: Checks" "$OUT/ptx-rest.log"
     ;;
 noload)
     A=${NOLOAD_ARCH:-120}
@@ -77,14 +99,21 @@ noload)
     timed "$OUT/noload.log" $B/test/gpu_device
     grep -E "device|AUTO|checks|PASS|FAIL" "$OUT/noload.log" | tail -12
     ;;
+compare-build)
+    # the older tree with its Makefile's defaults, this one for the device's architecture
+    # (the same SASS as in a families build); side by side
+    O=${OLD_SRC:-build/old-src}
+    A=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+    timed "$OUT/compare.log" make -C "$O" -j$((J / 2)) $(for b in $BENCHES; do echo build/$b; done) &
+    timed "$OUT/compare.log" make -j$((J / 2)) BUILD=build/sm_$A CUDA_ARCHS=$A \
+        $(for b in $BENCHES; do echo build/sm_$A/$b; done)
+    wait
+    ;;
 compare)
     O=${OLD_SRC:-build/old-src}
-    P="perf/bench_gpu perf/bench_qr_gpu perf/bench_gtsv_gpu perf/bench_cpu"
-    timed "$OUT/compare.log" make -C "$O" -j"$J" $(for b in $P; do echo build/$b; done) || exit 1
-    timed "$OUT/compare.log" make -j"$J" BUILD=build/families CUDA_ARCHS=families \
-        $(for b in $P; do echo build/families/$b; done) || exit 1
+    A=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
     for v in old new; do
-        d=$([ $v = old ] && echo "$O/build" || echo build/families)
+        d=$([ $v = old ] && echo "$O/build" || echo build/sm_$A)
         timed "$OUT/compare-$v.log" env BSOLVE_BENCH_NS=2,4,8,16,32,64,128 BSOLVE_BENCH_PREC=d \
             $d/perf/bench_gpu "$OUT/lu-$v.csv"
         timed "$OUT/compare-$v.log" env BSOLVE_BENCH_SHAPES=4x4,8x8,8x16,16x16,16x32,32x32,32x64,64x64,64x128 \
@@ -96,7 +125,7 @@ compare)
     done
     ;;
 *)
-    sed -n '2,23p' "$0"
+    sed -n '2,/^# Logs go/p' "$0"
     exit 2
     ;;
 esac
