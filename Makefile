@@ -204,7 +204,7 @@ $(BUILD)/perf/%: perf/%.c $(LIB_A) perf/bench_plot.h | $(DEPS_STAMP)
 
 $(BUILD)/perf/%: perf/%.cu $(LIB_A) perf/bench_cuda.h test/common/cu_check.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) $< $(LIB_A) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64 -lcublas -lcusparse $(REF_LIBS) -o $@
+	$(NVCC) $(NVFLAGS) --threads $(NVCC_THREADS) $< $(LIB_A) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64 -lcublas -lcusparse $(REF_LIBS) -o $@
 
 $(BUILD)/samples/%: samples/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
