@@ -74,6 +74,26 @@ struct bsi_cuda {
     bsi_gt_state gt;     /* the tridiagonal launchers' */
 };
 
+/* A CUDA context belongs to the device that was current when it was created
+ * (bsi_cuda::device).  Every entry point makes that device current for the
+ * call and gives the caller's back afterwards, so that one thread may drive
+ * contexts on several GPUs, whatever device it has selected. */
+struct bsi_on_device {
+    int prev = -1; /* the caller's device, where it differs */
+    explicit bsi_on_device(const bsi_cuda *c)
+    {
+        int cur;
+        if (c && cudaGetDevice(&cur) == cudaSuccess && cur != c->device && cudaSetDevice(c->device) == cudaSuccess)
+            prev = cur;
+    }
+    ~bsi_on_device()
+    {
+        if (prev >= 0) cudaSetDevice(prev);
+    }
+    bsi_on_device(const bsi_on_device &) = delete;
+    bsi_on_device &operator=(const bsi_on_device &) = delete;
+};
+
 /* Programmatic dependent launch (the launch attribute and the kernels'
  * griddepcontrol, compiled only for __CUDA_ARCH__ >= 900): only where both
  * the device and the code that runs on it have it. */

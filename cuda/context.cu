@@ -175,6 +175,7 @@ extern "C" bsolve_status bsi_cuda_init(bsolve_ctx *ctx)
 
 extern "C" void bsi_cuda_fini(bsolve_ctx *ctx)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     bsi_cuda *c = ctx->cuda;
     if (!c) return;
     cudaStreamSynchronize(c->stream);
@@ -201,6 +202,7 @@ extern "C" bsolve_status bsi_cuda_set_stream(bsolve_ctx *ctx, void *s)
 
 extern "C" bsolve_status bsi_cuda_synchronize(bsolve_ctx *ctx)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     cudaError_t e = cudaStreamSynchronize(ctx->cuda->stream);
     if (e != cudaSuccess) return bsi_cuda_err(ctx, e, "bsolve_ctx_synchronize");
     return BSOLVE_SUCCESS;

@@ -768,6 +768,7 @@ extern "C" bsolve_status bsi_cuda_gtsv(bsolve_ctx *ctx, bsolve_precision prec, b
                                        int64_t nrhs, int64_t batch, const void *dl, const void *d, const void *du,
                                        bsolve_tlayout lt, void *B, bsolve_tlayout lb, int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     if (prec == BSOLVE_PREC_D)
         return gtsv_t<double>(ctx, method, m, nrhs, batch, (const double *)dl, (const double *)d, (const double *)du,
                               lt, (double *)B, lb, info);
@@ -778,6 +779,7 @@ extern "C" bsolve_status bsi_cuda_gtsv(bsolve_ctx *ctx, bsolve_precision prec, b
 extern "C" const char *bsi_cuda_gt_kernel(bsolve_ctx *ctx, bsolve_precision prec, bsolve_gtsv_method method,
                                           int64_t m, int64_t batch, bsolve_tlayout_kind lt, bsolve_tlayout_kind lb)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     gt_plan p;
     const bool li = lt == BSOLVE_TINTERLEAVED, bi = lb == BSOLVE_TINTERLEAVED;
     const cudaError_t e = prec == BSOLVE_PREC_D ? gt_plan_for<double>(ctx, method, m, batch, li, bi, p)
@@ -836,6 +838,7 @@ static inline bool gt_keeps_matrix(const gt_plan &p)
 
 extern "C" bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     gt->ld = (gt->batch + 31) / 32 * 32;
     const size_t es = bsi_elem_size(gt->prec);
     const size_t bytes = (size_t)BSI_GT_NF * gt->m * gt->ld * es;
@@ -858,6 +861,7 @@ extern "C" bsolve_status bsi_cuda_gt_alloc(bsolve_ctx *ctx, bsolve_gt *gt)
 
 extern "C" void bsi_cuda_gt_free(bsolve_gt *gt)
 {
+    const bsi_on_device on_dev(gt->owner ? gt->owner->cuda : nullptr);
     if (gt->f) cudaFree(gt->f);
     if (gt->info) cudaFree(gt->info);
     free(gt->plan);
@@ -1005,6 +1009,7 @@ static bsolve_status gttrs_t(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs,
 extern "C" bsolve_status bsi_cuda_gttrf(bsolve_ctx *ctx, const void *dl, const void *d, const void *du,
                                         bsolve_tlayout lt, bsolve_gt *gt, int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     if (gt->prec == BSOLVE_PREC_D)
         return gttrf_t<double>(ctx, (const double *)dl, (const double *)d, (const double *)du, lt, gt, info);
     return gttrf_t<float>(ctx, (const float *)dl, (const float *)d, (const float *)du, lt, gt, info);
@@ -1013,6 +1018,7 @@ extern "C" bsolve_status bsi_cuda_gttrf(bsolve_ctx *ctx, const void *dl, const v
 extern "C" bsolve_status bsi_cuda_gttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, void *B,
                                         bsolve_tlayout lb, int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     if (gt->prec == BSOLVE_PREC_D) return gttrs_t<double>(ctx, gt, nrhs, (double *)B, lb, info);
     return gttrs_t<float>(ctx, gt, nrhs, (float *)B, lb, info);
 }

@@ -132,6 +132,7 @@ extern "C" bsolve_status bsi_cuda_convert(bsolve_ctx *ctx, bsolve_precision prec
                                           int64_t batch, const void *src, bsolve_layout lsrc, void *dst,
                                           bsolve_layout ldst)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return prec == BSOLVE_PREC_D
                ? bsi_convert_t<double>(ctx, r, c, batch, (const double *)src, lsrc, (double *)dst, ldst)
                : bsi_convert_t<float>(ctx, r, c, batch, (const float *)src, lsrc, (float *)dst, ldst);

@@ -132,6 +132,7 @@ extern "C" bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision prec, b
                                        int64_t nrhs, int64_t batch, const void *A, bsolve_layout la, void *B,
                                        bsolve_layout lb, int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return prec == BSOLVE_PREC_D ? bsi_gesv_t<double>(ctx, pivot, n, nrhs, batch, A, la, B, lb, info)
                                  : bsi_gesv_t<float>(ctx, pivot, n, nrhs, batch, A, la, B, lb, info);
 }
@@ -140,6 +141,7 @@ extern "C" bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision prec, b
 
 extern "C" bsolve_status bsi_cuda_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     const int64_t n = lu->n;
     const size_t es = bsi_elem_size(lu->prec);
     lu->factors = lu->rowpiv = lu->colpiv = nullptr;
@@ -162,6 +164,7 @@ extern "C" bsolve_status bsi_cuda_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu)
 
 extern "C" void bsi_cuda_lu_free(bsolve_lu *lu)
 {
+    const bsi_on_device on_dev(lu->owner ? lu->owner->cuda : nullptr);
     if (lu->factors) cudaFree(lu->factors);
     if (lu->rowpiv) cudaFree(lu->rowpiv);
     if (lu->colpiv) cudaFree(lu->colpiv);
@@ -213,6 +216,7 @@ static bsolve_status bsi_getrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout l
 extern "C" bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu,
                                         int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return lu->prec == BSOLVE_PREC_D ? bsi_getrf_t<double>(ctx, A, la, lu, info)
                                      : bsi_getrf_t<float>(ctx, A, la, lu, info);
 }
@@ -251,6 +255,7 @@ static bsolve_status bsi_getrs_t(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t n
 extern "C" bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B,
                                         bsolve_layout lb, int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return lu->prec == BSOLVE_PREC_D ? bsi_getrs_t<double>(ctx, lu, nrhs, B, lb, info)
                                      : bsi_getrs_t<float>(ctx, lu, nrhs, B, lb, info);
 }
@@ -301,6 +306,7 @@ static bsolve_status bsi_export_t(bsolve_ctx *ctx, const bsolve_lu *lu, R *LU, b
 extern "C" bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,
                                             int32_t *ipiv, int32_t *jpiv)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return lu->prec == BSOLVE_PREC_D ? bsi_export_t<double>(ctx, lu, (double *)LU, l, ipiv, jpiv)
                                      : bsi_export_t<float>(ctx, lu, (float *)LU, l, ipiv, jpiv);
 }

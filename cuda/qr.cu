@@ -234,6 +234,7 @@ extern "C" bsolve_status bsi_cuda_gels(bsolve_ctx *ctx, bsolve_precision prec, i
                                        int64_t batch, const void *A, bsolve_layout la, void *B, bsolve_layout lb,
                                        int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return prec == BSOLVE_PREC_D ? bsq_gels_t<double>(ctx, m, n, nrhs, batch, A, la, B, lb, info)
                                  : bsq_gels_t<float>(ctx, m, n, nrhs, batch, A, la, B, lb, info);
 }
@@ -242,6 +243,7 @@ extern "C" bsolve_status bsi_cuda_gels(bsolve_ctx *ctx, bsolve_precision prec, i
 
 extern "C" bsolve_status bsi_cuda_qr_alloc(bsolve_ctx *ctx, bsolve_qr *qr)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     const size_t es = bsi_elem_size(qr->prec);
     qr->f = nullptr;
     qr->info = nullptr;
@@ -262,6 +264,7 @@ extern "C" bsolve_status bsi_cuda_qr_alloc(bsolve_ctx *ctx, bsolve_qr *qr)
 
 extern "C" void bsi_cuda_qr_free(bsolve_qr *qr)
 {
+    const bsi_on_device on_dev(qr->owner ? qr->owner->cuda : nullptr);
     if (qr->f) cudaFree(qr->f);
     if (qr->info) cudaFree(qr->info);
     qr->f = nullptr;
@@ -300,6 +303,7 @@ static bsolve_status bsq_geqrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout l
 
 extern "C" bsolve_status bsi_cuda_geqrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_qr *qr, int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return qr->prec == BSOLVE_PREC_D ? bsq_geqrf_t<double>(ctx, A, la, qr, info)
                                      : bsq_geqrf_t<float>(ctx, A, la, qr, info);
 }
@@ -338,6 +342,7 @@ static bsolve_status bsq_geqrs_t(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t n
 extern "C" bsolve_status bsi_cuda_geqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, void *B,
                                         bsolve_layout lb, int32_t *info)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return qr->prec == BSOLVE_PREC_D ? bsq_geqrs_t<double>(ctx, qr, nrhs, B, lb, info)
                                      : bsq_geqrs_t<float>(ctx, qr, nrhs, B, lb, info);
 }
@@ -394,6 +399,7 @@ static bsolve_status bsq_export_t(bsolve_ctx *ctx, const bsolve_qr *qr, R *Q, bs
 extern "C" bsolve_status bsi_cuda_qr_export(bsolve_ctx *ctx, const bsolve_qr *qr, void *Q, bsolve_layout lq, void *R,
                                             bsolve_layout lr)
 {
+    const bsi_on_device on_dev(ctx->cuda);
     return qr->prec == BSOLVE_PREC_D ? bsq_export_t<double>(ctx, qr, (double *)Q, lq, (double *)R, lr)
                                      : bsq_export_t<float>(ctx, qr, (float *)Q, lq, (float *)R, lr);
 }

@@ -113,7 +113,11 @@ typedef struct bsolve_ctx bsolve_ctx;
  * build) without a usable GPU returns BSOLVE_ENODEVICE and sets *ctx to
  * NULL (bsolve_backend_probe says why); BSOLVE_BACKEND_AUTO never fails
  * for that reason: it takes the CPU, and bsolve_ctx_message(ctx) then says
- * why the GPU was not taken until the next call on the context. */
+ * why the GPU was not taken until the next call on the context.
+ * A CUDA context runs on the device that is current (cudaSetDevice) when
+ * it is created, whatever device is current at later calls; each call
+ * leaves the caller's current device as it found it.  For several GPUs,
+ * create one context per device. */
 BSOLVE_API bsolve_status bsolve_ctx_create(bsolve_ctx **ctx, bsolve_backend backend);
 
 /* Tells, without keeping anything, whether `backend` is usable here.

@@ -9,6 +9,11 @@
  *     BSOLVE_ENODEVICE, AUTO runs on the CPU and its message gives the reason
  *     (no kernel image, the device's compute capability, the build's code), and
  *     the same solves on that context agree with the CPU backend.
+ * With several GPUs (and code they can run): a context per device, created
+ * with that device current, then driven from one thread with another device
+ * current: each call runs on its context's device (the factors of an LU
+ * object live there), agrees with the CPU backend, and leaves the caller's
+ * current device as it was.
  * Prints "SKIP: ..." and exits 0 without a GPU.
  */
 #include <math.h>
@@ -119,6 +124,51 @@ static void solve_like_cpu(bsolve_ctx *ctx, bsolve_ctx *cpu, const char *label)
     }
 }
 
+/* Contexts on every device, driven from this thread with the next device
+ * current (one device: the same, where "the next" is itself). */
+static void several_devices(int count, bsolve_ctx *cpu)
+{
+    bsolve_ctx *ctx[8] = {NULL};
+    if (count > 8) count = 8;
+    for (int d = 0; d < count; d++) {
+        CU(cudaSetDevice(d));
+        const bsolve_status s = bsolve_ctx_create(&ctx[d], BSOLVE_BACKEND_CUDA);
+        CHECK(s == BSOLVE_SUCCESS, "device %d: bsolve_ctx_create: %s", d, bsolve_strerror(s));
+    }
+    for (int d = 0; d < count; d++) {
+        if (!ctx[d]) continue;
+        const int other = (d + 1) % count;
+        CU(cudaSetDevice(other));
+        char label[64];
+        snprintf(label, sizeof label, "context of device %d, device %d current", d, other);
+        solve_like_cpu(ctx[d], cpu, label);
+        /* an LU object: its factors on the context's device */
+        bsolve_lu *lu = NULL;
+        const int64_t n = 12, batch = 64;
+        double *A = malloc(sizeof *A * n * n * batch), *B = malloc(sizeof *B * n * batch);
+        int32_t *info = malloc(sizeof *info * batch);
+        for (int64_t i = 0; i < n * n * batch; i++) A[i] = urand() + ((i % (n * n)) % (n + 1) == 0 ? 3.0 : 0.0);
+        for (int64_t i = 0; i < n * batch; i++) B[i] = urand();
+        const bsolve_layout la = bsolve_layout_col_major(n, n * n), lb = bsolve_layout_col_major(n, n);
+        bsolve_status s = bsolve_lu_create(ctx[d], BSOLVE_PREC_D, BSOLVE_PIVOT_PARTIAL, n, batch, &lu);
+        if (s == BSOLVE_SUCCESS) s = bsolve_dgetrf(ctx[d], A, la, lu, info);
+        if (s == BSOLVE_SUCCESS) s = bsolve_dgetrs(ctx[d], lu, 1, B, lb, info);
+        CHECK(s == BSOLVE_SUCCESS, "%s: getrf + getrs: %s (%s)", label, bsolve_strerror(s), bsolve_ctx_message(ctx[d]));
+        if (lu && lu->factors) {
+            struct cudaPointerAttributes pa;
+            CU(cudaPointerGetAttributes(&pa, lu->factors));
+            CHECK(pa.device == d, "%s: the LU factors are on device %d", label, pa.device);
+        }
+        bsolve_lu_destroy(lu);
+        free(A), free(B), free(info);
+        int cur = -1;
+        CU(cudaGetDevice(&cur));
+        CHECK(cur == other, "%s: the calls left device %d current", label, cur);
+    }
+    for (int d = 0; d < count; d++) bsolve_ctx_destroy(ctx[d]);
+    CU(cudaSetDevice(0));
+}
+
 int main(void)
 {
     int count = 0, dev = 0, major = 0, minor = 0;
@@ -161,6 +211,10 @@ int main(void)
     }
     if (gpu) solve_like_cpu(gpu, cpu, "CUDA");
     if (aut) solve_like_cpu(aut, cpu, "AUTO");
+    if (loads) {
+        if (count < 2) printf("NOTE: one CUDA device: the several-GPU check runs on it alone\n");
+        several_devices(count, cpu);
+    }
     bsolve_ctx_destroy(gpu);
     bsolve_ctx_destroy(aut);
     bsolve_ctx_destroy(cpu);
