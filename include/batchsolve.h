@@ -304,7 +304,8 @@ BSOLVE_API bsolve_precision bsolve_lu_precision(const bsolve_lu *lu);
  * ------------------------------------------------------------------------ */
 
 /* Makes calls on device memory run asynchronously on `stream` (a
- * cudaStream_t; NULL selects the legacy default stream). */
+ * cudaStream_t of the context's device; NULL selects the legacy default
+ * stream). */
 BSOLVE_API bsolve_status bsolve_ctx_set_stream(bsolve_ctx *ctx, void *stream);
 
 /* Waits until every call issued on the context has finished; returns
