@@ -5,6 +5,8 @@
 #   make gpu-test   GPU tests (needs a GPU)
 #   make run        the main job: a batch-solve benchmark on the default backend
 #   make bench      benchmarks against LAPACKE/GSL (CPU) and cuBLAS (GPU, when present)
+#   make NVCC= BUILD=build-cpu build-cpu/perf/bench_cpu_mkl
+#                   bench_cpu with Intel oneMKL's batch and compact LU as peers (below)
 #   make install PREFIX=/usr/local
 # run, test, gpu-test and bench build for this machine (scripts/build-config.sh says
 # what and where) unless CUDA_ARCHS, NVCC or BUILD is given.
@@ -216,6 +218,37 @@ $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TE
 $(BUILD)/perf/%: perf/%.c $(LIB_A) perf/bench_plot.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
+
+# bench_cpu_mkl: perf/bench_cpu.c with MKL's columns (BENCH_MKL; perf/mkl_peer.c makes the
+# MKL calls), linked fully static -- MKL sequential (one thread), GSL, LAPACKE, OpenBLAS,
+# libgomp, libc -- and stripped, so that the one file (~15 MB) runs on a machine with none of
+# them installed.  MKL is an optional benchmark peer, never a dependency of the library,
+# make test or make run:
+# scripts/fetch-mkl.sh downloads its static libraries and headers (the mkl-static and
+# mkl-include wheels from PyPI) into .deps/mkl; this rule runs it when they are missing.
+# MKL_INCLUDE and MKL_LIB name another MKL (LP64 interface).  Build it CPU-only (NVCC=):
+# the benchmark uses the CPU backend, and a static CUDA runtime has no place in it.
+MKL_VERSION ?= 2026.2.0
+MKL_INCLUDE ?= .deps/mkl/x/mkl_include-$(MKL_VERSION).data/data/include
+MKL_LIB     ?= .deps/mkl/x/mkl_static-$(MKL_VERSION).data/data/lib
+MKL_LIBS     = -Wl,--start-group $(MKL_LIB)/libmkl_intel_lp64.a $(MKL_LIB)/libmkl_sequential.a \
+               $(MKL_LIB)/libmkl_core.a -Wl,--end-group
+# static: OpenBLAS (its LAPACK is liblapack.a's) needs libgfortran; the reference libraries
+# come first, so that LAPACKE, dgetc2 and the cblas of GSL are OpenBLAS's and GSL's, not MKL's
+MKL_REF_LIBS = $(shell pkg-config --static --libs gsl 2>/dev/null || echo -lgsl -lgslcblas -lm) \
+               -llapacke -llapack -lopenblas -lgfortran -lquadmath
+ifneq ($(NVCC),)
+ifneq ($(filter %/bench_cpu_mkl,$(MAKECMDGOALS)),)
+$(error bench_cpu_mkl links the CPU-only library: make NVCC= BUILD=build-cpu build-cpu/perf/bench_cpu_mkl)
+endif
+endif
+$(MKL_LIB)/libmkl_core.a:
+	MKL_VERSION=$(MKL_VERSION) sh scripts/fetch-mkl.sh
+$(BUILD)/perf/bench_cpu_mkl: perf/bench_cpu.c perf/mkl_peer.c perf/mkl_peer.h perf/bench_peak.h perf/bench_plot.h \
+                             $(LIB_A) $(MKL_LIB)/libmkl_core.a | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DBENCH_MKL -I$(MKL_INCLUDE) -static perf/bench_cpu.c perf/mkl_peer.c $(LIB_A) \
+	    $(MKL_REF_LIBS) $(MKL_LIBS) -lpthread -lm -ldl -s -o $@
 
 $(BUILD)/perf/%: perf/%.cu $(LIB_A) perf/bench_cuda.h test/common/cu_check.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

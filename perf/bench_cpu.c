@@ -6,6 +6,8 @@
  *                                        2-core machine, at most ~6 min on a busy one)
  *   build/perf/bench_cpu -n 8,16 -q      a quick look at two sizes
  *   build/perf/bench_cpu -h              every option
+ *   build-cpu/perf/bench_cpu_mkl -1      with MKL's columns (make NVCC= BUILD=build-cpu
+ *                                        build-cpu/perf/bench_cpu_mkl; a static binary)
  *
  * What is measured (printed again in the output):
  *   - ?gesv, nrhs = 1, PARTIAL pivoting, for n in {2,4,...,128}, double and
@@ -14,16 +16,30 @@
  *     thread); a loop of gsl_linalg_LU_decomp + gsl_linalg_LU_solve (double
  *     only: GSL has no single-precision LU);
  *   - FULL pivoting (double): ours, 1 thread, INTERLEAVED, against a loop of
- *     dgetc2_ + dgesc2_ (LAPACKE has no wrapper for them).
+ *     dgetc2_ + dgesc2_ (LAPACKE has no wrapper for them);
+ *   - in bench_cpu_mkl (this file built with BENCH_MKL against Intel oneMKL, see the
+ *     Makefile), both precisions, one thread (sequential MKL): ours PARTIAL and NONE
+ *     (INTERLEAVED) against ?getrf_batch_strided + ?getrs_batch_strided (pivoting),
+ *     ?getrfnp_batch_strided + ?getrsnp_batch_strided (no pivoting), and the compact
+ *     API (no pivoting): mkl_?getrfnp_compact + two mkl_?trsm_compact, on data packed
+ *     by mkl_?gepack_compact before the timer ("pre-packed") and with the packing of A
+ *     and B and the unpacking of X timed.  MKL gets the col-major copies LAPACKE gets;
+ *     its solutions are checked (normwise backward error of every system, and the
+ *     difference from LAPACKE's) before its rate is reported.
+ *   - the core's peak: a loop of independent FMAs on the widest vectors the CPU runs
+ *     (perf/bench_peak.h); ours 1 thread INTERLEAVED as GFLOP/s and % of it, with
+ *     (2/3) n^3 + 2 n^2 flops per system (LU and one right-hand side).
  *   Timed: only the solve.  Before every timed pass, and outside the timer,
  *   every method gets a fresh copy of the right-hand sides (all overwrite B
- *   with X) and LAPACK/GSL a fresh copy of the matrices (they overwrite A;
- *   ours only reads A).  GSL gets row-major copies (gsl_matrix is row-major).
+ *   with X) and LAPACK/GSL/MKL a fresh copy of the matrices (they overwrite A;
+ *   ours only reads A; MKL compact pre-packed: fresh packed A and B).  GSL gets
+ *   row-major copies (gsl_matrix is row-major).
  *   Batches hold about 64 MB of matrices (at least 1000 systems), bigger than
  *   the last-level cache.  One measurement repeats passes until >= 0.2 s of
  *   timed solve time; a rate is the median of 5 measurements.  The reference
  *   loops may stop part-way through a pass (they are timed system by system,
- *   the clock read every few systems); ours always solves the whole batch.
+ *   the clock read every few systems); ours and MKL always solve the whole batch
+ *   (one call; MKL's batch routines take it whole).
  *   Inputs: seeded uniform [-1,1] entries (never zero), plus sqrt(n)+2 on
  *   the diagonal so every system is well conditioned.
  *   A measurement during which another program took the CPU (process CPU
@@ -33,14 +49,21 @@
  *   GSL is linked as the Makefile links it, with its own gslcblas (it comes
  *   before OpenBLAS on the link line).
  *
- * Output: a table on stdout, the CSV build/perf/bench_cpu.csv (next to the
- * executable; -o to change), and, for a full run, perf/lu_cpu.png drawn by
- * perf/plot_cpu.gp through gnuplot (when gnuplot is installed).
- * Exit status: 0, or 1 if a call of ours failed or disagreed with LAPACKE.
+ * Output: a table on stdout, the CSV build/perf/bench_cpu.csv (bench_cpu_mkl.csv for
+ * bench_cpu_mkl; next to the executable; -o to change), and, for a full run of
+ * bench_cpu, perf/lu_cpu.png drawn by perf/plot_cpu.gp through gnuplot (when gnuplot is
+ * installed).  The CSV's columns after min_cpu_util (the peak, MKL) are nan where not
+ * measured.
+ * Exit status: 0, or 1 if a call of ours failed or disagreed with LAPACKE, or an MKL
+ * result failed its check.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "batchsolve.h"
+#include "bench_peak.h"
 #include "bench_plot.h"
+#ifdef BENCH_MKL
+#include "mkl_peer.h"
+#endif
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -80,11 +103,25 @@ enum {
     M_GSL,
     M_FULL1, /* ours, full pivoting, interleaved, 1 thread */
     M_GETC2, /* dgetc2_ + dgesc2_ loop */
+    /* bench_cpu_mkl only: */
+    M_NONE1,      /* ours, no pivoting, interleaved, 1 thread */
+    M_MKL_PIV,    /* ?getrf_batch_strided + ?getrs_batch_strided */
+    M_MKL_NOPIV,  /* ?getrfnp_batch_strided + ?getrsnp_batch_strided */
+    M_MKL_CPT,    /* mkl_?getrfnp_compact + 2 mkl_?trsm_compact, pre-packed */
+    M_MKL_CPT_PK, /* the same with gepack (A, B) and geunpack (X) timed */
     M_COUNT
 };
 static const char *method_csv[M_COUNT] = {
     "ours_il_1t", "ours_cm_1t", "ours_il_2t", "ours_cm_2t",
-    "lapacke", "gsl", "ours_full_il_1t", "lapack_getc2"};
+    "lapacke", "gsl", "ours_full_il_1t", "lapack_getc2",
+    "ours_none_il_1t", "mkl_piv", "mkl_nopiv", "mkl_compact", "mkl_compact_pack"};
+#define IS_MKL(m) ((m) >= M_MKL_PIV)
+#define IS_OURS(m) ((m) <= M_CM2 || (m) == M_FULL1 || (m) == M_NONE1)
+#ifdef BENCH_MKL
+#define HAVE_MKL 1
+#else
+#define HAVE_MKL 0
+#endif
 
 typedef struct {
     double min_time;  /* seconds of timed work per measurement */
@@ -108,6 +145,8 @@ typedef struct {
     double reldiff;       /* ours (every partial variant) vs LAPACKE */
     double reldiff_full;  /* ours full vs dgetc2 */
     double reldiff_gsl;   /* GSL vs LAPACKE (sanity of the reference) */
+    double reldiff_mkl;   /* ours NONE and every MKL method vs LAPACKE */
+    double berr_mkl;      /* worst normwise backward error of the MKL methods, in epsilons */
     double util[M_COUNT]; /* worst CPU time / (wall time * threads) of a measurement */
 } result;
 
@@ -226,6 +265,12 @@ typedef struct {
     int failed;    /* a call of ours returned an error or nonzero info */
     double util;   /* of the last measure_once */
     gsl_permutation *perm;
+#ifdef BENCH_MKL
+    int *mkl_ipiv;    /* n*batch pivots of ?getrf_batch_strided */
+    int *mkl_info;    /* 2*batch: the factorizations', then the solves' */
+    int cpt_info;     /* of the last mkl_?getrfnp_compact */
+    mkl_compact cpt;
+#endif
 } bench;
 
 static void to_interleaved(const void *src, void *dst, size_t es, int64_t batch, size_t nn)
@@ -291,6 +336,21 @@ static void bench_setup(bench *b, int n, char prec, const options *o)
     }
     to_interleaved(b->A_cm, b->A_il, b->es, b->batch, b->nn);
     to_interleaved(b->B_cm, b->B_il, b->es, b->batch, (size_t)n);
+#ifdef BENCH_MKL
+    if (b->batch > INT32_MAX / 2 / n) {
+        fprintf(stderr, "bench_cpu: batch %lld too large for MKL's 32-bit integers\n", (long long)b->batch);
+        exit(2);
+    }
+    b->mkl_ipiv = xmalloc((size_t)b->batch * n * sizeof(int));
+    b->mkl_info = xmalloc((size_t)b->batch * 2 * sizeof(int));
+    if (mkl_compact_init(&b->cpt, prec, n, (int)b->batch, b->A_cm, b->B_cm, b->Bw) != 0) {
+        fprintf(stderr, "bench_cpu: out of memory for MKL's compact format\n");
+        exit(2);
+    }
+    /* the pre-packed originals, restored (untimed) before every pass */
+    mkl_compact_pack(&b->cpt);
+    mkl_compact_save(&b->cpt);
+#endif
 }
 
 static void bench_free(bench *b)
@@ -299,6 +359,11 @@ static void bench_free(bench *b)
     free(b->B_cm); free(b->B_il); free(b->Bw); free(b->Xw);
     free(b->info);
     gsl_permutation_free(b->perm);
+#ifdef BENCH_MKL
+    free(b->mkl_ipiv);
+    free(b->mkl_info);
+    mkl_compact_free(&b->cpt);
+#endif
 }
 
 /* GSL's scratch: row-major copies of the col-major matrices (a transpose each). */
@@ -317,16 +382,23 @@ static void prepare(bench *b, int m)
 {
     size_t abytes = (size_t)b->batch * b->nn * b->es, bbytes = (size_t)b->batch * b->n * b->es;
     switch (m) {
-    case M_IL1: case M_IL2: case M_FULL1:
+    case M_IL1: case M_IL2: case M_FULL1: case M_NONE1:
         memcpy(b->Bw, b->B_il, bbytes);
         break;
     case M_CM1: case M_CM2:
         memcpy(b->Bw, b->B_cm, bbytes);
         break;
-    case M_LAPACKE: case M_GETC2:
+    case M_LAPACKE: case M_GETC2: case M_MKL_PIV: case M_MKL_NOPIV:
         memcpy(b->Aw, b->A_cm, abytes);
         memcpy(b->Bw, b->B_cm, bbytes);
         break;
+#ifdef BENCH_MKL
+    case M_MKL_CPT:
+        mkl_compact_restore(&b->cpt);
+        break;
+    case M_MKL_CPT_PK: /* packs from A_cm and B_cm, unpacks into Bw: nothing to restore */
+        break;
+#endif
     case M_GSL:
         copy_rowmajor(b, b->batch);
         memcpy(b->Bw, b->B_cm, bbytes);
@@ -338,8 +410,8 @@ static void prepare(bench *b, int m)
 static int call_ours(bench *b, int m)
 {
     const int n = b->n;
-    int il = (m == M_IL1 || m == M_IL2 || m == M_FULL1);
-    bsolve_pivot piv = m == M_FULL1 ? BSOLVE_PIVOT_FULL : BSOLVE_PIVOT_PARTIAL;
+    int il = (m == M_IL1 || m == M_IL2 || m == M_FULL1 || m == M_NONE1);
+    bsolve_pivot piv = m == M_FULL1 ? BSOLVE_PIVOT_FULL : m == M_NONE1 ? BSOLVE_PIVOT_NONE : BSOLVE_PIVOT_PARTIAL;
     bsolve_layout la = il ? bsolve_layout_interleaved(b->batch) : bsolve_layout_col_major(n, (int64_t)b->nn);
     bsolve_layout lb = il ? bsolve_layout_interleaved(b->batch) : bsolve_layout_col_major(n, n);
     bsolve_status s;
@@ -354,6 +426,35 @@ static int call_ours(bench *b, int m)
     }
     return 0;
 }
+
+#ifdef BENCH_MKL
+/* One MKL call sequence on the whole batch (its info is checked after the timing). */
+static void call_mkl(bench *b, int m)
+{
+    switch (m) {
+    case M_MKL_PIV: case M_MKL_NOPIV:
+        mkl_peer_gesv_strided(b->prec, m == M_MKL_PIV, b->n, (int)b->batch, b->Aw, b->Bw, b->mkl_ipiv, b->mkl_info);
+        break;
+    case M_MKL_CPT:
+        b->cpt_info = mkl_compact_solve(&b->cpt);
+        break;
+    case M_MKL_CPT_PK:
+        mkl_compact_pack(&b->cpt);
+        b->cpt_info = mkl_compact_solve(&b->cpt);
+        mkl_compact_unpack(&b->cpt);
+        break;
+    }
+}
+
+/* Systems whose MKL info (of the last pass) is not 0. */
+static int64_t mkl_bad_info(const bench *b, int m)
+{
+    if (m == M_MKL_CPT || m == M_MKL_CPT_PK) return b->cpt_info != 0;
+    int64_t bad = 0;
+    for (int64_t k = 0; k < 2 * b->batch; k++) bad += b->mkl_info[k] != 0;
+    return bad;
+}
+#endif
 
 /* Reference solvers on systems [k0, k1) of the scratch copies. */
 static void ref_solve(bench *b, int m, int64_t k0, int64_t k1)
@@ -398,15 +499,19 @@ static double measure_once(bench *b, int m, double min_time)
 {
     double t = 0.0, cpu = 0.0;
     int64_t done = 0;
-    int ours = (m <= M_CM2 || m == M_FULL1);
     int threads = (m == M_IL2 || m == M_CM2) ? 2 : 1;
     while (t < min_time) {
         double c0;
         prepare(b, m);
-        if (ours) {
+        if (IS_OURS(m) || IS_MKL(m)) { /* one call on the whole batch */
             c0 = cpu_now();
             double t0 = now();
-            if (call_ours(b, m) != 0) { b->failed = 1; return NAN; }
+            if (IS_OURS(m)) {
+                if (call_ours(b, m) != 0) { b->failed = 1; return NAN; }
+            }
+#ifdef BENCH_MKL
+            else call_mkl(b, m);
+#endif
             t += now() - t0;
             cpu += cpu_now() - c0;
             done += b->batch;
@@ -453,13 +558,19 @@ static double measure(bench *b, int m, const options *o, double *util)
     *util = 1.0;
     double r[16];
     int reps = o->reps > 16 ? 16 : o->reps;
-    int ours = (m <= M_CM2 || m == M_FULL1);
+    int ours = IS_OURS(m);
     if (ours) {
         int threads = (m == M_IL2 || m == M_CM2) ? 2 : 1;
         bsolve_ctx_set_threads(b->ctx, threads);
         /* warm-up: workspace allocation, page faults, OpenMP pool */
         prepare(b, m);
         if (call_ours(b, m) != 0) { b->failed = 1; return NAN; }
+    } else if (IS_MKL(m)) {
+        /* warm-up: page faults, MKL's initialisation and code-path choice */
+#ifdef BENCH_MKL
+        prepare(b, m);
+        call_mkl(b, m);
+#endif
     } else {
         prepare(b, m);
         ref_solve(b, m, 0, b->batch < 16 ? b->batch : 16);
@@ -484,6 +595,17 @@ static double measure(bench *b, int m, const options *o, double *util)
             b->failed = 1;
         }
     }
+#ifdef BENCH_MKL
+    if (IS_MKL(m)) {
+        int64_t nbad = mkl_bad_info(b, m);
+        if (nbad) {
+            fprintf(stderr, "bench_cpu: %s n=%d %c: %lld nonzero info from MKL\n", method_csv[m], b->n, b->prec,
+                    (long long)nbad);
+            b->failed = 1;
+            return NAN;
+        }
+    }
+#endif
     return reps % 2 ? r[reps / 2] : 0.5 * (r[reps / 2 - 1] + r[reps / 2]);
 }
 
@@ -504,6 +626,44 @@ static double compare(const bench *b, int interleaved, const double *xref, int64
     }
     return worst;
 }
+
+#ifdef BENCH_MKL
+/* Largest normwise backward error ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) over
+ * every system, x the working solutions (col-major, or interleaved), in units of the
+ * precision's epsilon; computed in double from the original A and B.  An LU solve
+ * that is backward stable gives a few units (times a modest growth factor without
+ * pivoting); a wrongly called routine gives 1/epsilon. */
+static double backward_error(const bench *b, int interleaved)
+{
+    const int n = b->n;
+    double worst = 0.0;
+    for (int64_t k = 0; k < b->batch; k++) {
+        double r[BSOLVE_MAX_N], x[BSOLVE_MAX_N], anorm = 0.0, xnorm = 0.0, bnorm = 0.0, rnorm = 0.0;
+        double rowsum[BSOLVE_MAX_N] = {0};
+        for (int i = 0; i < n; i++) {
+            x[i] = sol(b, interleaved, k, i);
+            r[i] = b->es == 8 ? ((const double *)b->B_cm)[k * n + i] : (double)((const float *)b->B_cm)[k * n + i];
+            xnorm = fmax(xnorm, fabs(x[i])); /* a NaN in x reaches r below */
+            bnorm = fmax(bnorm, fabs(r[i]));
+        }
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                size_t idx = (size_t)k * b->nn + (size_t)i + (size_t)j * n;
+                double a = b->es == 8 ? ((const double *)b->A_cm)[idx] : (double)((const float *)b->A_cm)[idx];
+                r[i] -= a * x[j];
+                rowsum[i] += fabs(a);
+            }
+        for (int i = 0; i < n; i++) {
+            anorm = fmax(anorm, rowsum[i]);
+            rnorm = fmax(rnorm, fabs(r[i]));
+            if (isnan(r[i])) rnorm = NAN;
+        }
+        double e = rnorm / (anorm * xnorm + bnorm);
+        if (!(e <= worst)) worst = e; /* NaN propagates */
+    }
+    return worst / (b->es == 8 ? 0x1p-52 : 0x1p-23);
+}
+#endif
 
 /* Reference solutions (double) of the first V systems by method m (LAPACKE, GSL, GETC2). */
 static double *reference(bench *b, int m, int64_t V)
@@ -606,7 +766,7 @@ static int parse(int argc, char **argv, options *o)
     if (!o->nsizes) {
         for (size_t i = 0; i < sizeof all_sizes / sizeof all_sizes[0]; i++) o->sizes[o->nsizes++] = all_sizes[i];
     }
-    if (o->plot < 0) o->plot = !custom;
+    if (o->plot < 0) o->plot = !custom && !HAVE_MKL; /* perf/plot_cpu.gp draws no MKL column */
     if (!o->png) o->png = "perf/lu_cpu.png";
     return 0;
 }
@@ -652,8 +812,9 @@ int main(int argc, char **argv)
     char csv_default[4096];
     if (!o.csv) {
         const char *slash = strrchr(argv[0], '/');
-        if (slash) snprintf(csv_default, sizeof csv_default, "%.*s/bench_cpu.csv", (int)(slash - argv[0]), argv[0]);
-        else snprintf(csv_default, sizeof csv_default, "bench_cpu.csv");
+        const char *name = HAVE_MKL ? "bench_cpu_mkl.csv" : "bench_cpu.csv";
+        if (slash) snprintf(csv_default, sizeof csv_default, "%.*s/%s", (int)(slash - argv[0]), argv[0], name);
+        else snprintf(csv_default, sizeof csv_default, "%s", name);
         o.csv = csv_default;
     }
 
@@ -684,6 +845,31 @@ int main(int argc, char **argv)
     }
     printf("OpenBLAS: %s (core %s), forced to 1 thread; LAPACKE with its default NaN check\n",
            openblas_get_config(), openblas_get_corename());
+#ifdef BENCH_MKL
+    {
+        char v[256];
+        mkl_peer_version(v, sizeof v);
+        printf("MKL: %s; sequential (1 thread), statically linked\n", v);
+    }
+#endif
+    /* The core's peak in both precisions at each vector width it runs; % of peak
+     * below is of the highest. */
+    double peak[2] = {0.0, 0.0};
+    {
+        const int preps = o.reps < 3 ? 3 : o.reps;
+        const double psecs = o.min_time < 0.1 ? o.min_time : 0.1;
+        char line[256];
+        int len = 0;
+        for (int l = PEAK_SSE2; l < PEAK_LEVELS; l++) {
+            if (!peak_level_supported(l)) continue;
+            double gd = peak_gflops(l, 'd', preps, psecs), gs = peak_gflops(l, 's', preps, psecs);
+            len += snprintf(line + len, sizeof line - len, "%s%s %.1f / %.1f", len ? ", " : "", peak_level_name[l], gd, gs);
+            if (gd > peak[0]) peak[0] = gd;
+            if (gs > peak[1]) peak[1] = gs;
+        }
+        printf("Peak of one core, measured (independent FMAs, 1 thread, best of %d x %.2g s), GFLOP/s FP64 / FP32:\n"
+               "  %s\n", preps, psecs, len ? line : "not measured on this CPU");
+    }
     printf("Timed: the solve only.  Untimed before each pass: fresh B for every method, fresh A for\n"
            "LAPACK/GSL (they overwrite it; ours reads A read-only).  Batch: ~%.0f MB of matrices, >= 1000 systems.\n"
            "Inputs: uniform [-1,1] (nonzero) + (sqrt(n)+2) on the diagonal.  k = 1000 systems/s, M = 10^6.\n\n",
@@ -715,7 +901,7 @@ int main(int argc, char **argv)
             r->prec = prec;
             r->batch = b.batch;
             for (int m = 0; m < M_COUNT; m++) r->rate[m] = NAN, r->util[m] = 1.0;
-            r->reldiff = r->reldiff_full = r->reldiff_gsl = NAN;
+            r->reldiff = r->reldiff_full = r->reldiff_gsl = r->reldiff_mkl = r->berr_mkl = NAN;
 
             int64_t V = b.batch < 4096 ? b.batch : 4096;
             double *xref = reference(&b, M_LAPACKE, V);
@@ -749,6 +935,32 @@ int main(int argc, char **argv)
                         prec, worst, tol);
                 any_fail = 1;
             }
+#ifdef BENCH_MKL
+            {
+                /* ours without pivoting, then MKL on the same data: a solution that
+                 * strays from LAPACKE's or has a large backward error withholds the rate */
+                const int mm[] = {M_NONE1, M_MKL_PIV, M_MKL_NOPIV, M_MKL_CPT, M_MKL_CPT_PK};
+                const double btol = 100.0 * n;
+                double wrel = 0.0, wberr = 0.0;
+                for (size_t mi = 0; mi < sizeof mm / sizeof mm[0]; mi++) {
+                    int m = mm[mi];
+                    r->rate[m] = measure(&b, m, &o, &r->util[m]);
+                    if (isnan(r->rate[m])) { any_fail = 1; continue; }
+                    if (m == M_MKL_CPT) mkl_compact_unpack(&b.cpt); /* the last pass's X into Bw */
+                    double d = compare(&b, m == M_NONE1, xref, V), e = backward_error(&b, m == M_NONE1);
+                    if (!(d <= wrel)) wrel = d;
+                    if (!(e <= wberr)) wberr = e;
+                    if (!(d <= tol) || !(e <= btol)) {
+                        fprintf(stderr, "bench_cpu: n=%d %c: %s differs from LAPACKE by %.3g (tolerance %.0e), backward "
+                                "error %.3g eps (bound %.0f): rate withheld\n", n, prec, method_csv[m], d, tol, e, btol);
+                        r->rate[m] = NAN;
+                        any_fail = 1;
+                    }
+                }
+                r->reldiff_mkl = wrel;
+                r->berr_mkl = wberr;
+            }
+#endif
             free(xref);
 
             if (prec == 'd' && o.do_full) {
@@ -811,6 +1023,69 @@ int main(int argc, char **argv)
         }
     }
 
+    /* One core: ours as a share of the peak and, in bench_cpu_mkl, against MKL. */
+    printf("\nOne core, INTERLEAVED: ours PARTIAL in GFLOP/s ((2/3) n^3 + 2 n^2 flops per system) and %% of the\n"
+           "measured peak of its precision (FP64 %.1f, FP32 %.1f GFLOP/s)%s\n", peak[0], peak[1],
+           HAVE_MKL ? "; against MKL, sequential, on the same data.\n"
+                      "np* = the best MKL no-pivot rate (strided or compact pre-packed); cpt+pk: packing timed.\n"
+                      "berr: worst normwise backward error, in epsilons, of ours NONE and the MKL methods" : "");
+    printf("%4s %4s %9s %7s %6s", "n", "prec", "ours-PIV", "GFLOP/s", "%peak");
+    if (HAVE_MKL)
+        printf(" %9s %9s %9s %9s %9s %7s %7s %7s %7s %7s %8s  %s", "ours-NONE", "MKL-piv", "MKL-np", "MKL-cpt",
+               "cpt+pk", "PIV/piv", "PIV/np*", "NON/np*", "PIV/pk", "NON/pk", "berr",
+               "issue 36 targets: PIV >= 2x piv, >= 1x np*; NONE >= 1.5x np*; n >= 48 (FP64): >= 40% of peak");
+    printf("\n");
+    int t36_met = 0, t36_missed = 0, t36_unsure = 0;
+    for (int pi = 0; pi < 2; pi++)
+        for (int i = 0; i < nres; i++) {
+            result *r = &res[i];
+            if (r->prec != (pi == 0 ? 'd' : 's')) continue;
+            const double flops = 2.0 / 3.0 * r->n * r->n * r->n + 2.0 * r->n * r->n;
+            const double pk = peak[pi], gf = r->rate[M_IL1] * flops * 1e-9;
+            char c0[16];
+            fmt_rate(c0, r->rate[M_IL1]);
+            if (r->util[M_IL1] < UTIL_MIN) strcat(c0, "*");
+            printf("%4d %4c %9s %7.2f %5.1f%%", r->n, r->prec, c0, gf, pk > 0 ? 100.0 * gf / pk : NAN);
+            if (HAVE_MKL) {
+                const int mm[] = {M_NONE1, M_MKL_PIV, M_MKL_NOPIV, M_MKL_CPT, M_MKL_CPT_PK};
+                char c[5][16];
+                for (int j = 0; j < 5; j++) {
+                    fmt_rate(c[j], r->rate[mm[j]]);
+                    if (r->util[mm[j]] < UTIL_MIN) { strcat(c[j], "*"); contended++; }
+                }
+                /* the best no-pivot peer; a missing rate does not count as beaten */
+                double np = fmax(r->rate[M_MKL_NOPIV], r->rate[M_MKL_CPT]);
+                if (isnan(r->rate[M_MKL_NOPIV]) || isnan(r->rate[M_MKL_CPT])) np = NAN;
+                int np_util = r->util[M_MKL_NOPIV] < UTIL_MIN || r->util[M_MKL_CPT] < UTIL_MIN;
+                double q[5] = {r->rate[M_IL1] / r->rate[M_MKL_PIV], r->rate[M_IL1] / np, r->rate[M_NONE1] / np,
+                               r->rate[M_IL1] / r->rate[M_MKL_CPT_PK], r->rate[M_NONE1] / r->rate[M_MKL_CPT_PK]};
+                char f[5][16], tg[128] = "";
+                for (int j = 0; j < 5; j++) fmt_ratio(f[j], q[j]);
+                /* verdicts: '?' where a rate in it was measured on a busy machine */
+                struct { double q, t; int busy; const char *name; } v[4] = {
+                    {q[0], 2.0, r->util[M_IL1] < UTIL_MIN || r->util[M_MKL_PIV] < UTIL_MIN, "2x piv"},
+                    {q[1], 1.0, r->util[M_IL1] < UTIL_MIN || np_util, "1x np*"},
+                    {q[2], 1.5, r->util[M_NONE1] < UTIL_MIN || np_util, "NONE 1.5x np*"},
+                    {pk > 0 ? gf / pk : NAN, 0.4, r->util[M_IL1] < UTIL_MIN, "40% peak"}};
+                int len = 0;
+                for (int j = 0; j < 4; j++) {
+                    if (j == 3 && (r->prec != 'd' || r->n < 48)) continue;
+                    int ok = v[j].q >= v[j].t;
+                    if (v[j].busy) t36_unsure++;
+                    else if (ok) t36_met++;
+                    else t36_missed++;
+                    len += snprintf(tg + len, sizeof tg - len, "%s%s %s%s", len ? "; " : "", v[j].name,
+                                    ok ? "met" : "MISSED", v[j].busy ? "?" : "");
+                }
+                printf(" %9s %9s %9s %9s %9s %7s %7s %7s %7s %7s %8.3g  %s", c[0], c[1], c[2], c[3], c[4], f[0], f[1],
+                       f[2], f[3], f[4], r->berr_mkl, tg);
+            }
+            printf("\n");
+        }
+    if (HAVE_MKL)
+        printf("Issue 36 targets (one core, both precisions; the peak one FP64 at n >= 48): %d met, %d missed,\n"
+               "%d not judged (a rate measured on a busy machine, marked '?')\n", t36_met, t36_missed, t36_unsure);
+
     /* Summary of the issue's targets. */
     int met = 0, missed = 0, unsure = 0;
     for (int i = 0; i < nres; i++) {
@@ -846,20 +1121,35 @@ int main(int argc, char **argv)
         any_fail = 1;
     } else {
         fprintf(f, "n,prec,batch");
-        for (int m = 0; m < M_COUNT; m++) fprintf(f, ",%s", method_csv[m]);
-        fprintf(f, ",ratio_il_1t_lapacke,ratio_cm_1t_lapacke,ratio_il_2t_1t,maxreldiff_partial,maxreldiff_full,min_cpu_util\n");
+        for (int m = 0; m <= M_GETC2; m++) fprintf(f, ",%s", method_csv[m]);
+        fprintf(f, ",ratio_il_1t_lapacke,ratio_cm_1t_lapacke,ratio_il_2t_1t,maxreldiff_partial,maxreldiff_full,min_cpu_util");
+        /* appended after the columns perf/plot_cpu.gp reads (nan where not measured) */
+        fprintf(f, ",peak_gflops,ours_il_1t_gflops,ours_il_1t_pct_peak");
+        for (int m = M_NONE1; m < M_COUNT; m++) fprintf(f, ",%s", method_csv[m]);
+        fprintf(f, ",ratio_il_1t_mkl_piv,ratio_il_1t_mkl_nopiv,ratio_il_1t_mkl_compact,ratio_il_1t_mkl_compact_pack,"
+                   "ratio_il_1t_best_mkl_nopiv,ratio_none_1t_best_mkl_nopiv,maxreldiff_none_mkl,maxberr_none_mkl_eps\n");
         for (int pi = 0; pi < 2; pi++)
             for (int i = 0; i < nres; i++) {
                 result *r = &res[i];
                 if (r->prec != (pi == 0 ? 'd' : 's')) continue;
                 fprintf(f, "%d,%c,%lld", r->n, r->prec, (long long)r->batch);
-                for (int m = 0; m < M_COUNT; m++) fprintf(f, ",%.6g", r->rate[m]);
+                for (int m = 0; m <= M_GETC2; m++) fprintf(f, ",%.6g", r->rate[m]);
                 fprintf(f, ",%.4g,%.4g,%.4g,%.3g,%.3g", r->rate[M_IL1] / r->rate[M_LAPACKE],
                         r->rate[M_CM1] / r->rate[M_LAPACKE], r->rate[M_IL2] / r->rate[M_IL1], r->reldiff,
                         r->reldiff_full);
                 double u = 1.0;
                 for (int m = 0; m < M_COUNT; m++) if (r->util[m] < u) u = r->util[m];
-                fprintf(f, ",%.3f\n", u);
+                fprintf(f, ",%.3f", u);
+                const double flops = 2.0 / 3.0 * r->n * r->n * r->n + 2.0 * r->n * r->n;
+                const double pk = peak[pi], gf = r->rate[M_IL1] * flops * 1e-9;
+                fprintf(f, ",%.4g,%.4g,%.4g", pk, gf, pk > 0 ? 100.0 * gf / pk : NAN);
+                for (int m = M_NONE1; m < M_COUNT; m++) fprintf(f, ",%.6g", r->rate[m]);
+                double np = isnan(r->rate[M_MKL_NOPIV]) || isnan(r->rate[M_MKL_CPT])
+                                ? NAN : fmax(r->rate[M_MKL_NOPIV], r->rate[M_MKL_CPT]);
+                fprintf(f, ",%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.3g,%.3g\n", r->rate[M_IL1] / r->rate[M_MKL_PIV],
+                        r->rate[M_IL1] / r->rate[M_MKL_NOPIV], r->rate[M_IL1] / r->rate[M_MKL_CPT],
+                        r->rate[M_IL1] / r->rate[M_MKL_CPT_PK], r->rate[M_IL1] / np, r->rate[M_NONE1] / np,
+                        r->reldiff_mkl, r->berr_mkl);
             }
         fclose(f);
         printf("CSV: %s\n", o.csv);
