@@ -235,9 +235,10 @@ static const char *fmt_ratio(char *buf, double q)
 static const char *fmt_rate(char *buf, double r)
 {
     if (isnan(r)) snprintf(buf, 16, "n/a");
-    else if (r >= 1e9) snprintf(buf, 16, "%.3gG", r / 1e9);
-    else if (r >= 1e6) snprintf(buf, 16, "%.3gM", r / 1e6);
-    else if (r >= 1e3) snprintf(buf, 16, "%.3gk", r / 1e3);
+    /* 999.5k and up print as 1M, not as "1e+03k" */
+    else if (r >= 999.5e6) snprintf(buf, 16, "%.3gG", r / 1e9);
+    else if (r >= 999.5e3) snprintf(buf, 16, "%.3gM", r / 1e6);
+    else if (r >= 999.5) snprintf(buf, 16, "%.3gk", r / 1e3);
     else snprintf(buf, 16, "%.3g", r);
     return buf;
 }
