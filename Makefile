@@ -215,17 +215,17 @@ $(BUILD)/test/%: test/%.c $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) |
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
 $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)
 
-$(BUILD)/perf/%: perf/%.c $(LIB_A) perf/bench_plot.h | $(DEPS_STAMP)
+$(BUILD)/perf/%: perf/%.c $(LIB_A) perf/bench_plot.h perf/bench_peak.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
 # bench_cpu_mkl: perf/bench_cpu.c with MKL's columns (BENCH_MKL; perf/mkl_peer.c makes the
 # MKL calls), linked fully static -- MKL sequential (one thread), GSL, LAPACKE, OpenBLAS,
-# libgomp, libc -- and stripped, so that the one file (~15 MB) runs on a machine with none of
-# them installed.  MKL is an optional benchmark peer, never a dependency of the library,
-# make test or make run:
-# scripts/fetch-mkl.sh downloads its static libraries and headers (the mkl-static and
-# mkl-include wheels from PyPI) into .deps/mkl; this rule runs it when they are missing.
+# libgomp, libc -- and stripped, so that the one file (~64 MB, 15 MB gzipped: MKL keeps code
+# for every CPU) runs on a machine with none of them installed.  MKL is an optional benchmark
+# peer, never a dependency of the library, make test or make run: scripts/fetch-mkl.sh
+# downloads its static libraries and headers (the mkl-static and mkl-include wheels from
+# PyPI) into .deps/mkl; this rule runs it when they are missing.
 # MKL_INCLUDE and MKL_LIB name another MKL (LP64 interface).  Build it CPU-only (NVCC=):
 # the benchmark uses the CPU backend, and a static CUDA runtime has no place in it.
 MKL_VERSION ?= 2026.2.0
