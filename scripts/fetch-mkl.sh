@@ -28,7 +28,7 @@ if ! complete; then
     exit 1
   fi
   mkdir -p "$dir"
-  echo "fetch-mkl: downloading mkl-static==$version mkl-include==$version (about 200 MB) into $dir" >&2
+  echo "fetch-mkl: downloading mkl-static==$version mkl-include==$version (250 MB; 1.2 GB unpacked) into $dir" >&2
   if ! $pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
        --python-version 3 -d "$dir" "mkl-static==$version" "mkl-include==$version"; then
     echo "fetch-mkl: pip download failed (no network, no PyPI access, or no such version $version)" >&2
