@@ -58,48 +58,87 @@ static inline __attribute__((always_inline)) void FN(apply_step)(const int n, co
 #undef C
 }
 
-/* Columns per panel of the blocked factorization.  Each trailing column is
- * brought through BSI_NB elimination steps while it sits in L1, instead of
- * the whole trailing matrix streaming through the cache at every step:
- * this matters once a tile outgrows L1/L2 (n >= 24 in double). */
-#define BSI_NB 8
-/* Trailing columns updated together by panel_update: their U rows stay in
- * registers (BSI_JB * BSI_NB vectors) while the L rows stream past. */
-#define BSI_JB 2
+/* Columns per panel of the blocked factorization (n > 16; smaller tiles
+ * run step by step with compile-time n).  Each pass of a panel over the
+ * trailing matrix loads and stores every trailing entry once: a tile of W
+ * systems of order n is n*n vectors (1 MiB at n = 128 in double with
+ * AVX-512), beyond L1 and at or beyond L2, so the passes, n/BSI_NB of
+ * them, are what the trailing update costs in cache traffic.  Wider panels
+ * cut the passes but make the left-looking factorization of the panel
+ * itself (load, select, FMA, store per entry and step) a larger share of
+ * the flops: about n*n*BSI_NB/2 of n^3/3. */
+#define BSI_NB 16
+/* Register tile of the trailing update: BSI_MR rows x BSI_NR columns of
+ * accumulators stay in registers over the panel's BSI_NB steps, fed per
+ * step by BSI_MR vectors of L and BSI_NR of U (MR*NR FMAs for MR+NR
+ * loads, where a column at a time needs a load of L per FMA).  With 32
+ * vector registers (AVX-512) 4 x 4: 16 accumulators + 4 + 4 operands;
+ * with 16 (AVX2, SSE2) 2 x 4: 8 + 2 + 4.  Wide in columns rather than rows
+ * because L (the panel's columns below it) is re-read once per group of
+ * BSI_NR trailing columns and comes from further away (L2) than U (the
+ * group's rows of the panel, a few KiB in L1). */
+#if BSI_AVX512
+#define BSI_MR 4
+#else
+#define BSI_MR 2
+#endif
+#define BSI_NR 4
 
-/* The trailing update of a full panel (steps k0..k0+BSI_NB-1) on `nc` <=
- * BSI_JB columns, with L in LAPACK form (all the panel's interchanges
- * applied to its columns): the interchanges, the unit-lower triangular solve
- * on the panel's rows, then the rank-BSI_NB update of the rows below it.
- * Each entry below the panel is loaded and stored once per panel, with
- * BSI_NB FMAs in between, where the step-by-step form (apply_step) loads,
- * selects and stores it at every step: the difference is what makes large
- * n run at FMA rather than load/store speed. */
+/* Rows i..i+mr-1 of nc columns take the rank-nbk update by the columns
+ * k0..k0+nbk-1 of L (mr, nc, tri compile-time after inlining); with tri,
+ * the rows are the next mr rows of U (i = k0 + nbk) and then take the
+ * steps i..i+mr-2 among themselves, in registers.  Each entry sees the
+ * same operations in the same order (one FMA per step, steps ascending)
+ * as apply_step and forward_solve, so gesv and getrf + getrs give bitwise
+ * the same solutions. */
+static inline __attribute__((always_inline)) void FN(rank_tile)(const int n, const real *restrict T, const int k0,
+                                                                const int nbk, real *const *col, const int i,
+                                                                const int mr, const int nc, const int tri)
+{
+#define C(c, i) (*(vreal *)(col[c] + (ptrdiff_t)(i) * BSI_W))
+    vreal acc[BSI_MR][BSI_NR];
+    for (int r = 0; r < mr; r++)
+        for (int c = 0; c < nc; c++) acc[r][c] = C(c, i + r);
+    for (int q = 0; q < nbk; q++) {
+        vreal l[BSI_MR], u[BSI_NR];
+        for (int r = 0; r < mr; r++) l[r] = V(T, i + r, k0 + q);
+        for (int c = 0; c < nc; c++) u[c] = C(c, k0 + q);
+        for (int r = 0; r < mr; r++)
+            for (int c = 0; c < nc; c++) acc[r][c] -= l[r] * u[c];
+    }
+    if (tri)
+        for (int s = 0; s < mr; s++)
+            for (int r = s + 1; r < mr; r++)
+                for (int c = 0; c < nc; c++) acc[r][c] -= V(T, i + r, i + s) * acc[s][c];
+    for (int r = 0; r < mr; r++)
+        for (int c = 0; c < nc; c++) C(c, i + r) = acc[r][c];
+#undef C
+}
+
+/* Steps k0..k0+nbk-1 applied to nc columns (1 or BSI_NR, compile-time),
+ * with L in LAPACK form (each step's interchange applied to the panel's
+ * earlier columns): the interchanges, the unit-lower triangular solve for
+ * the panel's rows of U and the rank-nbk update of the rows below, all by
+ * register tiles.  Serves both the panel's own columns (left-looking, nbk
+ * = the steps done so far) and the columns right of it.  The solve goes by
+ * tiles of rows, not row by row: a row at a time is one chain of dependent
+ * FMAs per column, latency- rather than throughput-bound. */
 static inline __attribute__((always_inline)) void FN(panel_update)(const int n, const bsolve_pivot pivot,
                                                                    const real *restrict T, const int k0,
-                                                                   const vreal *restrict piv, real *const *col,
-                                                                   const int nc)
+                                                                   const int nbk, const vreal *restrict piv,
+                                                                   real *const *col, const int nc)
 {
-    vreal u[BSI_JB][BSI_NB];
-#define C(c, i) (*(vreal *)(col[c] + (ptrdiff_t)(i) * BSI_W))
-    for (int c = 0; c < nc; c++) {
-        if (pivot != BSOLVE_PIVOT_NONE) FN(swap)(col[c], piv[k0], k0, BSI_W, 1, 0);
-        for (int q = 0; q < BSI_NB; q++) {
-            if (pivot != BSOLVE_PIVOT_NONE && q > 0) FN(swap)(col[c], piv[k0 + q], k0 + q, BSI_W, 1, 0);
-            vreal v = C(c, k0 + q);
-            for (int r = 0; r < q; r++) v -= V(T, k0 + q, k0 + r) * u[c][r];
-            u[c][q] = v;
-            C(c, k0 + q) = v;
-        }
-    }
-    for (int i = k0 + BSI_NB; i < n; i++)
-        for (int c = 0; c < BSI_JB; c++) {
-            if (c >= nc) break;
-            vreal acc = C(c, i);
-            for (int q = 0; q < BSI_NB; q++) acc -= V(T, i, k0 + q) * u[c][q];
-            C(c, i) = acc;
-        }
-#undef C
+    /* The interchanges of rows >= k0 + q commute with the solve for rows
+     * < k0 + q, so all of them go first. */
+    if (pivot != BSOLVE_PIVOT_NONE)
+        for (int c = 0; c < nc; c++)
+            for (int q = 0; q < nbk; q++) FN(swap)(col[c], piv[k0 + q], k0 + q, BSI_W, 1, 0);
+    const int ke = k0 + nbk;
+    int i = k0;
+    for (; i + BSI_MR <= ke; i += BSI_MR) FN(rank_tile)(n, T, k0, i - k0, col, i, BSI_MR, nc, 1);
+    for (; i < ke; i++) FN(rank_tile)(n, T, k0, i - k0, col, i, 1, nc, 0);
+    for (; i + BSI_MR <= n; i += BSI_MR) FN(rank_tile)(n, T, k0, nbk, col, i, BSI_MR, nc, 0);
+    for (; i < n; i++) FN(rank_tile)(n, T, k0, nbk, col, i, 1, nc, 0);
 }
 
 /* Factors the tile T in place: P A Q = L U.  With B (nrhs columns), applies
@@ -123,7 +162,10 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
     for (int k0 = 0; k0 < n; k0 += nb) {
         const int kend = k0 + nb < n ? k0 + nb : n;
         for (int k = k0; k < kend; k++) {
-            for (int kk = k0; kk < k; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], T + IX(0, k));
+            if (k > k0) { /* only with panels wider than one column */
+                real *ck = T + IX(0, k);
+                FN(panel_update)(n, pivot, T, k0, k - k0, piv, &ck, 1);
+            }
             vreal pi = FN(splat)(k);
             if (pivot != BSOLVE_PIVOT_NONE) {
                 vreal best = FN(splat)(-1), pj = pi; /* -1: a zero column still picks row k */
@@ -142,10 +184,11 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
                     FN(swap)(T, pj, k, n * BSI_W, n, BSI_W);
                 }
                 for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
-                /* Columns of earlier panels take the interchange now; the
-                 * panel's own columns wait until its steps are applied to
-                 * the trailing matrix, which still reads them unswapped. */
-                if (keep_l && k0 > 0) FN(swap)(T, pi, k, BSI_W, k0, n * BSI_W);
+                /* The panel's earlier columns take the interchange now,
+                 * which keeps its L in LAPACK form for panel_update; so do
+                 * the columns of earlier panels for an exported L. */
+                const int s0 = keep_l ? 0 : k0;
+                if (k > s0) FN(swap)(T + IX(0, s0), pi, k, BSI_W, k - s0, n * BSI_W);
             }
             piv[k] = pi;
             /* Column k: pivot, reciprocal, multipliers. */
@@ -169,27 +212,23 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
                 V(T, i, k) = any_tiny ? FN(bsi_sel)(tiny, t / u, t * r) : t * r;
             }
         }
-        /* Columns right of the panel, then the right-hand sides.  A full
-         * panel first puts its L in LAPACK form (the later steps' row
-         * interchanges applied to its earlier columns), which panel_update
-         * needs; the step-by-step form reads L as each step left it, and a
-         * getrf's L is put in LAPACK form after it. */
+        /* Columns right of the panel, then the right-hand sides.  The
+         * step-by-step form (panels of one column) reads L as each step
+         * left it; the blocked one, L in LAPACK form. */
         const int ncols = n + (B ? nrhs : 0);
-        const int blocked = kend - k0 == BSI_NB;
-        const int lswap = pivot != BSOLVE_PIVOT_NONE && (blocked || keep_l);
-        if (blocked && lswap)
-            for (int k = k0 + 1; k < kend; k++) FN(swap)(T + IX(0, k0), piv[k], k, BSI_W, k - k0, n * BSI_W);
-        for (int j = kend; j < ncols; j += blocked ? BSI_JB : 1) {
-            real *col[BSI_JB];
-            for (int c = 0; c < BSI_JB; c++)
-                col[c] = j + c >= ncols ? col[0] : j + c < n ? T + IX(0, j + c) : B + IX(0, j + c - n);
-            if (blocked)
-                FN(panel_update)(n, pivot, T, k0, piv, col, ncols - j < BSI_JB ? ncols - j : BSI_JB);
-            else
+        const int blocked = nb > 1;
+        for (int j = kend; j < ncols;) {
+            real *col[BSI_NR];
+            const int nc = blocked && ncols - j >= BSI_NR ? BSI_NR : 1;
+            for (int c = 0; c < nc; c++) col[c] = j + c < n ? T + IX(0, j + c) : B + IX(0, j + c - n);
+            if (!blocked)
                 for (int kk = k0; kk < kend; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], col[0]);
+            else if (nc == BSI_NR)
+                FN(panel_update)(n, pivot, T, k0, kend - k0, piv, col, BSI_NR);
+            else
+                FN(panel_update)(n, pivot, T, k0, kend - k0, piv, col, 1);
+            j += nc;
         }
-        if (!blocked && lswap)
-            for (int k = k0 + 1; k < kend; k++) FN(swap)(T + IX(0, k0), piv[k], k, BSI_W, k - k0, n * BSI_W);
     }
     return zinfo;
 }
