@@ -31,6 +31,8 @@ source .device-deps/env.sh
 J=$(nproc)
 # the driver's cache of PTX compiled for this device: large enough for every kernel
 export CUDA_CACHE_MAXSIZE=4294967296
+# the device's architecture, compute capability x 10 (90 on an H100): compare-build builds it
+DEV_ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
 BENCHES="perf/bench_gpu perf/bench_qr_gpu perf/bench_gtsv_gpu perf/bench_cpu"
 
 timed() { # log command...: runs it, appends output and the wall time to the log
@@ -103,17 +105,15 @@ compare-build)
     # the older tree with its Makefile's defaults, this one for the device's architecture
     # (the same SASS as in a families build); side by side
     O=${OLD_SRC:-build/old-src}
-    A=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
     timed "$OUT/compare.log" make -C "$O" -j$((J / 2)) $(for b in $BENCHES; do echo build/$b; done) &
-    timed "$OUT/compare.log" make -j$((J / 2)) BUILD=build/sm_$A CUDA_ARCHS=$A \
-        $(for b in $BENCHES; do echo build/sm_$A/$b; done)
+    timed "$OUT/compare.log" make -j$((J / 2)) BUILD=build/sm_$DEV_ARCH CUDA_ARCHS=$DEV_ARCH \
+        $(for b in $BENCHES; do echo build/sm_$DEV_ARCH/$b; done)
     wait
     ;;
 compare)
     O=${OLD_SRC:-build/old-src}
-    A=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
     for v in old new; do
-        d=$([ $v = old ] && echo "$O/build" || echo build/sm_$A)
+        d=$([ $v = old ] && echo "$O/build" || echo build/sm_$DEV_ARCH)
         timed "$OUT/compare-$v.log" env BSOLVE_BENCH_NS=2,4,8,16,32,64,128 BSOLVE_BENCH_PREC=d \
             $d/perf/bench_gpu "$OUT/lu-$v.csv"
         timed "$OUT/compare-$v.log" env BSOLVE_BENCH_SHAPES=4x4,8x8,8x16,16x16,16x32,32x32,32x64,64x64,64x128 \
