@@ -20,6 +20,9 @@
 #                                              archive <commit>` unpacked there and
 #                                              carried; its Makefile's defaults) and of
 #                                              this one for the device's architecture
+#   bash perf/device-portability.sh builds     what ptx, ptx-rest, compare and make
+#                                              gpu-test on build/sm_<device> need, side by
+#                                              side in one call (the older tree niced)
 #   bash perf/device-portability.sh compare    runs them one after the other on a subset
 #                                              of the RESULTS.md shapes; CPU LU on one
 #                                              thread
@@ -100,6 +103,16 @@ noload)
     timed "$OUT/noload.log" make -j"$J" BUILD=$B CUDA_ARCHS=$A lib $B/test/gpu_device || exit 1
     timed "$OUT/noload.log" $B/test/gpu_device
     grep -E "device|AUTO|checks|PASS|FAIL" "$OUT/noload.log" | tail -12
+    ;;
+builds)
+    A=${PTX_ARCH:-80}
+    O=${OLD_SRC:-build/old-src}
+    nice -n 10 make -C "$O" -j"$J" $(for b in $BENCHES; do echo build/$b; done) >"$OUT/build-old.log" 2>&1 &
+    timed "$OUT/build-ptx.log" make -j"$J" BUILD=build/ptx_$A CUDA_ARCHS=$A $(targets build/ptx_$A) &
+    timed "$OUT/build-sm.log" make -j"$J" BUILD=build/sm_$DEV_ARCH CUDA_ARCHS=$DEV_ARCH \
+        $(targets build/sm_$DEV_ARCH)
+    wait
+    echo "older tree: $(tail -1 "$OUT/build-old.log")"
     ;;
 compare-build)
     # the older tree with its Makefile's defaults, this one for the device's architecture
