@@ -494,13 +494,13 @@ __global__ void __launch_bounds__(128, bsq_hh_minb<M, C>()) bsq_k_hh(const bsq_a
      * the writing warp, lane kw holding rows kw + q W */
     R rn = R(0);
     if constexpr (RB) {
-        rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+        rn = bsq_tail_nrm2<1, R>(m > n, [&](auto f) __attribute__((always_inline)) {
 #pragma unroll
             for (int q = 0; q < BQ; q++)
                 if (n + q < m) f(bq[q]);
         });
     } else if (blast) {
-        rn = bsq_tail_nrm2<W, R>([&](auto f) __attribute__((always_inline)) {
+        rn = bsq_tail_nrm2<W, R>(m > n, [&](auto f) __attribute__((always_inline)) {
 #pragma unroll
             for (int q = 0; q < BQ; q++)
                 if (kw + q * W >= n && kw + q * W < m) f(bsw[kw + q * W]);

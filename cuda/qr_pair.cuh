@@ -231,7 +231,7 @@ __global__ void __launch_bounds__(TC * SEG) bsq_k_pair(const bsq_args<R> a)
             const R *ri = S + i * ldm;
             for (int r = lane; r < i; r += 32) b[r] -= ri[r] * x;
         }
-        const R sx = sb / sa, rn = bsq_tail_nrm2<32, R>([&](auto f) __attribute__((always_inline)) {
+        const R sx = sb / sa, rn = bsq_tail_nrm2<32, R>(m > n, [&](auto f) __attribute__((always_inline)) {
             for (int r = n + ((lane - n) & 31); r < m; r += 32) f(b[r]);
         });
         R *Bp = a.B + sys * a.vb.ks;

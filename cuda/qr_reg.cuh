@@ -85,7 +85,7 @@ __device__ __forceinline__ void bsq_reg_finish(const bsq_args<R> &a, const int64
                 for (int r = 0; r < i; r++) b[r] -= A[r][i] * x;
             }
         }
-        const R sx = sb / sa, rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+        const R sx = sb / sa, rn = bsq_tail_nrm2<1, R>(m > n, [&](auto f) __attribute__((always_inline)) {
 #pragma unroll
             for (int r = 0; r < M; r++)
                 if (r >= n && r < m) f(b[r]);

@@ -269,10 +269,14 @@ template <int T> __device__ __forceinline__ void bsq_tsync()
  * every residual entry a lane holds (lanes of a team of W <= 32, whose
  * every lane of the warp calls this: the sums meet in shuffles); the
  * squares are taken after an exact power-of-two scaling by the largest
- * entry, so that neither 1e-300 nor 1e300 data loses the norm. */
-template <int W, typename R, typename F> __device__ __forceinline__ R bsq_tail_nrm2(F each)
+ * entry, so that neither 1e-300 nor 1e300 data loses the norm.  tail is
+ * m > n, the same in every lane of a launch (so the shuffles stay
+ * convergent): a square system has no residual rows, and skipping the
+ * scaling and the square root keeps the smallest kernels at the copy floor. */
+template <int W, typename R, typename F> __device__ __forceinline__ R bsq_tail_nrm2(bool tail, F each)
 {
     static_assert(W <= 32, "a team within a warp");
+    if (!tail) return R(0);
     R mx = R(0), ss = R(0), down, up;
     each([&](const R v) __attribute__((always_inline)) { mx = fmax(mx, fabs(v)); });
     mx = bsq_max<W>(mx);
@@ -553,7 +557,7 @@ __global__ void __launch_bounds__(T > 128 ? T : 128) bsq_k_team(const bsq_args<R
                     const R *ri = S + i * ldm;
                     for (int r = l; r < i; r += TB) b[r] -= ri[r] * x;
                 }
-                const R rn = bsq_tail_nrm2<TB, R>([&](auto f) __attribute__((always_inline)) {
+                const R rn = bsq_tail_nrm2<TB, R>(m > n, [&](auto f) __attribute__((always_inline)) {
                     for (int r = n + ((l - n) & (TB - 1)); r < m; r += TB) f(b[r]);
                 });
                 const R sx = sb / sa;
@@ -617,7 +621,7 @@ __global__ void __launch_bounds__(128) bsq_k_geqrs(const bsq_args<R> a)
             const R *ri = Fs + (int64_t)i * n * fld;
             for (int r = 0; r < i; r++) b[r] -= ri[r * fld] * x;
         }
-        const R rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+        const R rn = bsq_tail_nrm2<1, R>(m > n, [&](auto f) __attribute__((always_inline)) {
             for (int i = n; i < m; i++) f(b[i]);
         });
         for (int i = 0; i < m; i++)

@@ -498,7 +498,7 @@ __global__ void __launch_bounds__(bsq_warp_nw<M, L, C>() * 32) bsq_k_warp(const 
          * by one lane from shared memory: shuffles among the lanes made
          * ptxas keep up to 30 more registers live in the back substitution */
         if (k == 0 && n < m) {
-            const R rn = bsq_tail_nrm2<1, R>([&](auto f) __attribute__((always_inline)) {
+            const R rn = bsq_tail_nrm2<1, R>(m > n, [&](auto f) __attribute__((always_inline)) {
                 for (int i = n; i < m; i++) f(bsh[tib][i]);
             });
             Bp[n * a.vb.is] = inf != 0 ? Lim::nan() : rn * sb;
