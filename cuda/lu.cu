@@ -10,11 +10,25 @@
 #include "hostpath.cuh"
 #include "lu_dispatch.cuh"
 #include "lu_small.cuh"
+#include "lu_tile.cuh"
 #include "lu_warp.cuh"
 
 BSW_BUCKETS(BSW_EXTERN, double)
 BSW_BUCKETS(BSW_EXTERN, float)
 BSW_EXTERN(float, 64)
+BST_BUCKETS(BST_EXTERN, double)
+BST_BUCKETS(BST_EXTERN, float)
+
+template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
+{
+    switch (N) {
+    case 40: return bst_launch_n<R, 40>(op, a, s);
+    case 48: return bst_launch_n<R, 48>(op, a, s);
+    case 56: return bst_launch_n<R, 56>(op, a, s);
+    case 64: return bst_launch_n<R, 64>(op, a, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
 
 template <typename R> static cudaError_t bsw_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
@@ -66,6 +80,7 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     switch (c.family) {
     case BSI_LU_WARP: return bsw_launch<R>(op, a, c.bucket, s);
     case BSI_LU_TEAM: return bsi_launch_small<R>(op, a, c.bucket, s);
+    case BSI_LU_TILE: return bst_launch<R>(op, a, c.bucket, s);
     default: return bsi_launch_large<R>(op, a, s);
     }
 }

@@ -21,6 +21,11 @@
  *          a block of N/32 warps (one system) beyond.
  *   BLOCK  lu_large.cu, 33 <= n <= 128: a block of 128 threads per system,
  *          the matrix in shared memory.
+ *   TILE   lu_tile.cuh, gesv with one right-hand side and getrf, PARTIAL or
+ *          NONE, 33 <= n <= 64: an 8 x 8 grid of threads per system, the
+ *          matrix in registers in cyclic tiles; buckets {40, 48, 56, 64}.
+ *          Reached only through its test knob until measured against WARP
+ *          and BLOCK.
  *
  * Crossovers (H100; gesv, PARTIAL, one right-hand side, interleaved, as a
  * fraction of the copy floor or a ratio of systems per second):
@@ -65,7 +70,7 @@
 /* Operations of the LU kernels (template and run-time argument op). */
 enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
 
-enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3 };
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4 };
 
 #define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
@@ -109,7 +114,13 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     if (fw == 0) warp = warp && n >= (es == 8 ? 13 : 17) && !(pivot == BSOLVE_PIVOT_FULL && n > 48);
     else if (fw == 1) warp = 0;
     struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS};
-    if (warp) {
+    const int tile = force && force[BSI_FORCE_LU_TILE] == 2 && (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) &&
+                     n >= 33 && n <= 64 && pivot != BSOLVE_PIVOT_FULL;
+    if (tile) {
+        c.family = BSI_LU_TILE;
+        c.bucket = (n + 7) / 8 * 8;
+        c.lanes = 64;
+    } else if (warp) {
         c.family = BSI_LU_WARP;
         c.bucket = bsi_lu_bucket(n);
         c.lanes = bsi_lu_warp_team(c.bucket);
@@ -125,7 +136,9 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
 static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t len)
 {
     if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
-    else snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : "warp", c.bucket, c.lanes);
+    else
+        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : "tile",
+                 c.bucket, c.lanes);
     return buf;
 }
 

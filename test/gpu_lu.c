@@ -15,8 +15,9 @@
  * multiple of 32) and 10^7 systems of order 4 (10^6 with BSOLVE_TEST_QUICK=1).
  * Then, on n = 9..64 (quick settings), the kernel choices forced on the
  * context (bsi_test_force): without the row-per-lane kernel (lu_warp.cuh),
- * and with it on every order it has a bucket for.  BSOLVE_TEST_CONFIG=0
- * runs the table's kernels only, =1 or =2 one forced configuration only.
+ * with it on every order it has a bucket for, and the register-tile kernel
+ * (lu_tile.cuh) on n = 33..64.  BSOLVE_TEST_CONFIG=0 runs the table's
+ * kernels only, =1..3 one forced configuration only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -399,11 +400,11 @@ int main(void)
     if (sanitize) quick = 1;
     /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and both forced
      * configurations (only the table's under BSOLVE_TEST_SANITIZE); 0 the
-     * table's only; 1 or 2 that forced configuration only */
+     * table's only; 1..3 that forced configuration only */
     q = getenv("BSOLVE_TEST_CONFIG");
     const int only = q && *q && strcmp(q, "all") ? atoi(q) : -1;
-    if (only > 2 || only < -1) {
-        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0, 1 or 2\n", q);
+    if (only > 3 || only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0, 1, 2 or 3\n", q);
         return 1;
     }
     bsolve_ctx *gpu = NULL, *cpu = NULL;
@@ -436,21 +437,31 @@ int main(void)
      * settings): the team and block kernels where the row-per-lane kernel
      * runs by default, and the row-per-lane kernel on every order it has a
      * bucket for, FULL included (buckets 10 and 12 in FP64, 10..16 in FP32,
-     * FP32 FULL 49..64: no default choice reaches them). */
+     * FP32 FULL 49..64: no default choice reaches them); the register-tile
+     * kernel on every order of its buckets' edges (FULL falls to BLOCK). */
     static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64};
-    static const struct { const char *what; int value; } configs[] = {
-        {"without the row-per-lane kernel", 1}, {"the row-per-lane kernel wherever it has a bucket", 2}};
+    static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64};
+    static const struct {
+        const char *what;
+        int knob, value;
+        const int *ns;
+        int nn;
+    } configs[] = {
+        {"without the row-per-lane kernel", BSI_FORCE_LU_WARP, 1, ns_forced, (int)(sizeof ns_forced / sizeof *ns_forced)},
+        {"the row-per-lane kernel wherever it has a bucket", BSI_FORCE_LU_WARP, 2, ns_forced,
+         (int)(sizeof ns_forced / sizeof *ns_forced)},
+        {"the register-tile kernel wherever it runs", BSI_FORCE_LU_TILE, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)}};
     const int quick0 = quick;
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize)) continue;
         quick = 1;
         g_cfg = configs[c].what;
         rs = 0x9e3779b97f4a7c15ULL;
-        CHECK(bsi_test_force(gpu, BSI_FORCE_LU_WARP, configs[c].value) == 0, "bsi_test_force");
+        CHECK(bsi_test_force(gpu, configs[c].knob, configs[c].value) == 0, "bsi_test_force");
         printf("== gpu_lu (quick), configuration %d: %s\n", c + 1, configs[c].what);
         fflush(stdout);
-        run_sizes(cpu, gpu, us, ns_forced, (int)(sizeof ns_forced / sizeof *ns_forced));
-        bsi_test_force(gpu, BSI_FORCE_LU_WARP, 0);
+        run_sizes(cpu, gpu, us, configs[c].ns, configs[c].nn);
+        bsi_test_force(gpu, configs[c].knob, 0);
     }
     quick = quick0;
     CU(cudaStreamDestroy(us));

@@ -61,10 +61,47 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
     case BSI_LU_BLOCK:
         TL_EXPECT(n > BSI_LU_TEAM_MAX_N && c.lanes == BSI_LU_BLOCK_THREADS, "%s: block kernel", what);
         break;
+    case BSI_LU_TILE:
+        TL_EXPECT(c.bucket % 8 == 0 && c.bucket >= 40 && c.bucket <= 64 && c.bucket >= n && c.bucket - n < 8 && n >= 33 &&
+                      c.lanes == 64,
+                  "%s: tile bucket %d T %d", what, c.bucket, c.lanes);
+        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
+                  "%s: tile kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
+        break;
     default: TL_EXPECT(0, "%s: family %d", what, c.family);
     }
-    (void)pv;
 }
+
+/* The register-tile kernel: never the table's own choice while unmeasured;
+ * forced, it takes exactly gesv nrhs = 1 and getrf, PARTIAL or NONE, on
+ * n = 33..64, into each of its buckets. */
+START_TEST(t_lu_tile)
+{
+    int force[BSI_FORCE_COUNT + 1];
+    int reached[65] = {0};
+    for (int f = 0; f <= 2; f++) {
+        memset(force, 0, sizeof force);
+        force[BSI_FORCE_LU_TILE] = f;
+        for (int es = 4; es <= 8; es += 4)
+            for (int op = 0; op < 3; op++)
+                for (int n = 1; n <= BSOLVE_MAX_N; n++)
+                    for (int nrhs = 1; nrhs <= 2; nrhs++)
+                        for (int pv = 0; pv < 3; pv++) {
+                            char what[96];
+                            snprintf(what, sizeof what, "tile %d es %d %s n %d nrhs %d pivot %d", f, es, lu_op[op], n,
+                                     nrhs, pv);
+                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
+                            lu_valid(c, es, op, n, nrhs, pv, what);
+                            const int takes = f == 2 && (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) &&
+                                              n >= 33 && n <= 64 && pv != BSOLVE_PIVOT_FULL;
+                            TL_EXPECT((c.family == BSI_LU_TILE) == takes, "%s: tile kernel %s", what,
+                                      takes ? "not chosen" : "chosen");
+                            if (c.family == BSI_LU_TILE) reached[c.bucket] = 1;
+                        }
+    }
+    TL_EXPECT(reached[40] && reached[48] && reached[56] && reached[64], "a tile bucket never chosen");
+}
+END_TEST
 
 START_TEST(t_lu_table)
 {
@@ -412,6 +449,7 @@ static Suite *suite(void)
     Suite *s = suite_create("dispatch");
     TCase *tc = tl_tcase("dispatch");
     tcase_add_test(tc, t_lu_table);
+    tcase_add_test(tc, t_lu_tile);
     tcase_add_test(tc, t_qr_table);
     suite_add_tcase(s, tc);
     return s;
