@@ -26,10 +26,17 @@
 #   bash perf/device-portability.sh compare    runs them one after the other on a subset
 #                                              of the RESULTS.md shapes; CPU LU on one
 #                                              thread
-# Logs go to $OUT (or device-out/).
+# Logs go to $OUT (or device-out/), packed into logs.tgz beyond 8 files.
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
+# the device brings back at most 8 files of $OUT: more are packed into one
+# archive at exit (tar xzf logs.tgz)
+pack() {
+    [ "$(find "$OUT" -maxdepth 1 -type f | wc -l)" -le 8 ] && return
+    tar czf /tmp/device-logs.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/device-logs.tgz "$OUT/logs.tgz"
+}
+trap pack EXIT
 source .device-deps/env.sh
 J=$(nproc)
 # the driver's cache of PTX compiled for this device: large enough for every kernel
