@@ -26,6 +26,10 @@ template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R>
     case 48: return bst_launch_n<R, 48>(op, a, s);
     case 56: return bst_launch_n<R, 56>(op, a, s);
     case 64: return bst_launch_n<R, 64>(op, a, s);
+    case 80: return bst_launch_n<R, 80>(op, a, s);
+    case 96: return bst_launch_n<R, 96>(op, a, s);
+    case 112: return bst_launch_n<R, 112>(op, a, s);
+    case 128: return bst_launch_n<R, 128>(op, a, s);
     default: return cudaErrorInvalidValue;
     }
 }

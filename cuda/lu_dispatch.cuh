@@ -22,8 +22,9 @@
  *   BLOCK  lu_large.cu, 33 <= n <= 128: a block of 128 threads per system,
  *          the matrix in shared memory.
  *   TILE   lu_tile.cuh, gesv with one right-hand side and getrf, PARTIAL or
- *          NONE, 33 <= n <= 64: an 8 x 8 grid of threads per system, the
- *          matrix in registers in cyclic tiles; buckets {40, 48, 56, 64}.
+ *          NONE, 33 <= n <= 128: a grid of 8 x 8 threads per system (16 x
+ *          16 beyond n = 64), the matrix in registers in cyclic tiles;
+ *          buckets {40, 48, 56, 64, 80, 96, 112, 128}.
  *          Reached only through its test knob until measured against WARP
  *          and BLOCK.
  *
@@ -115,11 +116,11 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     else if (fw == 1) warp = 0;
     struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS};
     const int tile = force && force[BSI_FORCE_LU_TILE] == 2 && (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) &&
-                     n >= 33 && n <= 64 && pivot != BSOLVE_PIVOT_FULL;
+                     n >= 33 && n <= 128 && pivot != BSOLVE_PIVOT_FULL;
     if (tile) {
         c.family = BSI_LU_TILE;
-        c.bucket = (n + 7) / 8 * 8;
-        c.lanes = 64;
+        c.bucket = n <= 64 ? (n + 7) / 8 * 8 : (n + 15) / 16 * 16;
+        c.lanes = n <= 64 ? 64 : 256;
     } else if (warp) {
         c.family = BSI_LU_WARP;
         c.bucket = bsi_lu_bucket(n);

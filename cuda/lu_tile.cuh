@@ -1,5 +1,5 @@
 /*
- * lu_tile.cuh -- register-tile LU kernel for 33 <= n <= 64 (gesv with one
+ * lu_tile.cuh -- register-tile LU kernel for 33 <= n <= 128 (gesv with one
  * right-hand side, and getrf; PARTIAL and NONE pivoting; lu_dispatch.cuh's
  * table says for which n).
  *
@@ -8,7 +8,9 @@
  * accesses per FMA and four barriers per step.  Here the matrix lives in
  * registers spread over a TR x TC grid of threads (a block per system):
  * thread (tr, tc) holds rows tr + TR s (s < RS) and columns tc + TC c
- * (c < CS), RS = CS = N / TR, N the compiled bucket.  The cyclic mapping
+ * (c < CS), RS = CS = N / TR, N the compiled bucket; TR = TC = 8 up to
+ * N = 64 (two warps), 16 beyond (eight warps): at most 8 x 8 entries, 128
+ * registers of FP64 matrix, per thread.  The cyclic mapping
  * keeps every thread busy while the trailing matrix shrinks: the column
  * slots below step k's slot are skipped by compile-time loop bounds (the
  * steps run in CS unrolled groups of TC).
@@ -44,10 +46,13 @@
 
 #include "lu_warp.cuh" /* bsw_lim */
 
-/* Thread grid of bucket N: TR x TR threads, RS x RS entries each. */
+/* Thread grid of bucket N: TR x TR threads, RS x RS entries each; gesv's
+ * dynamic shared memory (U and y for the solve). */
 template <int N> struct bst_shape {
-    static constexpr int TR = 8, TC = 8, RS = N / TR, CS = N / TC, NT = TR * TC, G = 32 / TR;
-    static_assert(N % TR == 0 && N <= 64, "bucket");
+    static constexpr int TR = N <= 64 ? 8 : 16, TC = TR, RS = N / TR, CS = N / TC, NT = TR * TC, G = 32 / TR;
+    static constexpr int LDU = N + 1; /* odd: the solve's column walks are free of bank conflicts */
+    static_assert(N % TR == 0 && RS <= 8 && N <= 128, "bucket");
+    template <typename R> static constexpr size_t smem(int op) { return op == BSI_OP_GESV ? (size_t)(N * LDU + N) * sizeof(R) : 0; }
 };
 
 /* gesv's back substitution in one warp, from U and y dumped to shared
@@ -59,9 +64,9 @@ __device__ __forceinline__ void bst_solve(const bsi_lu_args<R> &a, const R (&A_)
 {
     using SH = bst_shape<N>;
     using L = bsw_lim<R>;
-    constexpr int TR = SH::TR, TC = SH::TC, RS = SH::RS, CS = SH::CS, G = SH::G, LDU = N + 1;
+    constexpr int TR = SH::TR, TC = SH::TC, RS = SH::RS, CS = SH::CS, G = SH::G, LDU = SH::LDU;
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
-    const int tr = lane % TR, tc = w * G + lane / TR;
+    const int tc = w * G + lane / TR;
     const int n = a.n;
     const int64_t sys = blockIdx.x;
 #pragma unroll
@@ -105,18 +110,18 @@ __device__ __forceinline__ void bst_solve(const bsi_lu_args<R> &a, const R (&A_)
 }
 
 template <typename R, int N, int OP, int PIV>
-__global__ void __launch_bounds__(bst_shape<N>::NT) bst_k(const bsi_lu_args<R> a)
+__global__ void __launch_bounds__(bst_shape<N>::NT, 1) bst_k(const bsi_lu_args<R> a)
 {
     using SH = bst_shape<N>;
     using L = bsw_lim<R>;
     constexpr int TR = SH::TR, TC = SH::TC, RS = SH::RS, CS = SH::CS, G = SH::G;
-    constexpr int LDU = N + 1; /* odd: the solve's column walks are free of bank conflicts */
     __shared__ R lbuf[2][N];   /* step multipliers, entry tr * RS + s */
     __shared__ int pkey[2];    /* step pivot: position << 8 | row */
     __shared__ R rdv[N];       /* reciprocal pivots */
     __shared__ uint8_t tfv[N]; /* tiny pivot */
     __shared__ int s_pinfo;
-    __shared__ R Us[OP == BSI_OP_GESV ? N * LDU + N : 1]; /* U by position, then y */
+    extern __shared__ unsigned char bst_smem[];
+    R *Us = reinterpret_cast<R *>(bst_smem); /* gesv: U by position, then y */
 
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
     const int tr = lane % TR, g = lane / TR, tc = w * G + g;
@@ -286,7 +291,15 @@ __global__ void __launch_bounds__(bst_shape<N>::NT) bst_k(const bsi_lu_args<R> a
 template <typename R, int N, int OP, int PIV> cudaError_t bst_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    bst_k<R, N, OP, PIV><<<(unsigned)a.count, bst_shape<N>::NT, 0, st>>>(a);
+    const size_t smem = bst_shape<N>::template smem<R>(OP);
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(bst_k<R, N, OP, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        /* beyond this device's shared memory per block (FP64 gesv from
+         * N = 80 on sm_75's 64 KiB): the block kernel takes the call */
+        (void)cudaGetLastError();
+        return bsi_launch_large<R>(OP, a, st);
+    }
+    bst_k<R, N, OP, PIV><<<(unsigned)a.count, bst_shape<N>::NT, smem, st>>>(a);
     return cudaGetLastError();
 }
 
@@ -301,7 +314,9 @@ template <typename R, int N> cudaError_t bst_launch_n(int op, const bsi_lu_args<
                : bst_launch_t<R, N, BSI_OP_GETRF, BSOLVE_PIVOT_NONE>(a, st);
 }
 
-#define BST_BUCKETS(X, R) X(R, 40) X(R, 48) X(R, 56) X(R, 64)
+#define BST_BUCKETS_SMALL(X, R) X(R, 40) X(R, 48) X(R, 56) X(R, 64)
+#define BST_BUCKETS_LARGE(X, R) X(R, 80) X(R, 96) X(R, 112) X(R, 128)
+#define BST_BUCKETS(X, R) BST_BUCKETS_SMALL(X, R) BST_BUCKETS_LARGE(X, R)
 #define BST_EXTERN(R, N) extern template cudaError_t bst_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
 #define BST_INSTANTIATE(R, N) template cudaError_t bst_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
 

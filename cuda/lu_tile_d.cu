@@ -1,4 +1,4 @@
-/* lu_tile_d.cu -- instantiations of the register-tile LU kernel (double); split from
- * lu_tile_s.cu so that make -j compiles them in parallel. */
+/* lu_tile_d.cu -- instantiations of the register-tile LU kernel (double, buckets 40..64);
+ * split by precision and bucket range so that make -j compiles them in parallel. */
 #include "lu_tile.cuh"
-BST_BUCKETS(BST_INSTANTIATE, double)
+BST_BUCKETS_SMALL(BST_INSTANTIATE, double)

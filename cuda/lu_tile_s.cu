@@ -1,4 +1,4 @@
-/* lu_tile_s.cu -- instantiations of the register-tile LU kernel (float); split from
- * lu_tile_d.cu so that make -j compiles them in parallel. */
+/* lu_tile_s.cu -- instantiations of the register-tile LU kernel (float, buckets 40..64);
+ * split by precision and bucket range so that make -j compiles them in parallel. */
 #include "lu_tile.cuh"
-BST_BUCKETS(BST_INSTANTIATE, float)
+BST_BUCKETS_SMALL(BST_INSTANTIATE, float)

@@ -16,7 +16,7 @@
  * Then, on n = 9..64 (quick settings), the kernel choices forced on the
  * context (bsi_test_force): without the row-per-lane kernel (lu_warp.cuh),
  * with it on every order it has a bucket for, and the register-tile kernel
- * (lu_tile.cuh) on n = 33..64.  BSOLVE_TEST_CONFIG=0 runs the table's
+ * (lu_tile.cuh) on n = 33..128.  BSOLVE_TEST_CONFIG=0 runs the table's
  * kernels only, =1..3 one forced configuration only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
@@ -440,7 +440,7 @@ int main(void)
      * FP32 FULL 49..64: no default choice reaches them); the register-tile
      * kernel on every order of its buckets' edges (FULL falls to BLOCK). */
     static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64};
-    static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64};
+    static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64, 65, 80, 81, 100, 112, 127, 128};
     static const struct {
         const char *what;
         int knob, value;

@@ -62,8 +62,9 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
         TL_EXPECT(n > BSI_LU_TEAM_MAX_N && c.lanes == BSI_LU_BLOCK_THREADS, "%s: block kernel", what);
         break;
     case BSI_LU_TILE:
-        TL_EXPECT(c.bucket % 8 == 0 && c.bucket >= 40 && c.bucket <= 64 && c.bucket >= n && c.bucket - n < 8 && n >= 33 &&
-                      c.lanes == 64,
+        TL_EXPECT(n >= 33 && c.bucket >= n && c.bucket <= 128 &&
+                      (c.bucket <= 64 ? c.bucket % 8 == 0 && c.bucket - n < 8 && c.lanes == 64
+                                      : c.bucket % 16 == 0 && c.bucket - n < 16 && c.lanes == 256),
                   "%s: tile bucket %d T %d", what, c.bucket, c.lanes);
         TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
                   "%s: tile kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
@@ -74,11 +75,11 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
 
 /* The register-tile kernel: never the table's own choice while unmeasured;
  * forced, it takes exactly gesv nrhs = 1 and getrf, PARTIAL or NONE, on
- * n = 33..64, into each of its buckets. */
+ * n = 33..128, into each of its buckets. */
 START_TEST(t_lu_tile)
 {
     int force[BSI_FORCE_COUNT + 1];
-    int reached[65] = {0};
+    int reached[129] = {0};
     for (int f = 0; f <= 2; f++) {
         memset(force, 0, sizeof force);
         force[BSI_FORCE_LU_TILE] = f;
@@ -93,13 +94,13 @@ START_TEST(t_lu_tile)
                             const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
                             lu_valid(c, es, op, n, nrhs, pv, what);
                             const int takes = f == 2 && (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) &&
-                                              n >= 33 && n <= 64 && pv != BSOLVE_PIVOT_FULL;
+                                              n >= 33 && n <= 128 && pv != BSOLVE_PIVOT_FULL;
                             TL_EXPECT((c.family == BSI_LU_TILE) == takes, "%s: tile kernel %s", what,
                                       takes ? "not chosen" : "chosen");
                             if (c.family == BSI_LU_TILE) reached[c.bucket] = 1;
                         }
     }
-    TL_EXPECT(reached[40] && reached[48] && reached[56] && reached[64], "a tile bucket never chosen");
+    for (int N = 40; N <= 128; N += N < 64 ? 8 : 16) TL_EXPECT(reached[N], "tile bucket %d never chosen", N);
 }
 END_TEST
 
