@@ -30,13 +30,18 @@ int bsi_cpu_threads(const bsolve_ctx *ctx, int64_t units)
     return nth < 1 ? 1 : (int)nth;
 }
 
-int bsi_chunk_systems(int r, int c, int W, size_t esize)
+int bsi_chunk_systems(int r, int c, int W, size_t esize, int il)
 {
-    /* ~128 KiB of tiles: a run of at least W*esize contiguous bytes per entry
-     * of interleaved input, and room in L2 for the matrices and right sides. */
+    /* ~128 KiB of tiles: room in L2 for the matrices and right sides.
+     * Interleaved input is read entry by entry, entries ld elements apart
+     * (a page or more for large batches): at least BSI_CHUNK_IL_TILES tiles
+     * there, so that each entry is a run of that many W*esize-byte vectors
+     * rather than one (64 bytes per 4 KiB-strided entry left the pack as
+     * long as the factorization itself at n = 128). */
     size_t tile = (size_t)r * c * W * esize;
     size_t tiles = (128u << 10) / (tile ? tile : 1);
     if (tiles < 1) tiles = 1;
+    if (il && tiles < BSI_CHUNK_IL_TILES) tiles = BSI_CHUNK_IL_TILES;
     if (tiles > (size_t)(BSI_CHUNK_MAX / W)) tiles = BSI_CHUNK_MAX / W;
     return (int)tiles * W;
 }

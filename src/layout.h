@@ -18,8 +18,10 @@
 #define BSI_CHUNK_MAX 1024
 
 /* Systems per chunk for r x c matrices of elements of `esize` bytes packed W
- * to a tile: a multiple of W, at most BSI_CHUNK_MAX. */
-int bsi_chunk_systems(int r, int c, int W, size_t esize);
+ * to a tile, il: read from interleaved input; a multiple of W, at most
+ * BSI_CHUNK_MAX. */
+#define BSI_CHUNK_IL_TILES 4
+int bsi_chunk_systems(int r, int c, int W, size_t esize, int il);
 
 /* A call's systems per chunk, from S = bsi_chunk_systems(): no more than
  * the batch fills (rounded up to whole tiles of W), and no more than keep

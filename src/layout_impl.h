@@ -120,7 +120,7 @@ static bsolve_status FN(convert)(bsolve_ctx *ctx, int64_t r, int64_t c, int64_t 
                                  bsolve_layout ls, real *dst, bsolve_layout ld)
 {
     /* (the front end converts matrices of more than BSI_RHS_BYTES in blocks) */
-    const int S = bsi_chunk_cap(bsi_chunk_systems((int)r, (int)c, BSI_W, sizeof(real)), BSI_W, batch, 0);
+    const int S = bsi_chunk_cap(bsi_chunk_systems((int)r, (int)c, BSI_W, sizeof(real), ls.kind == BSOLVE_INTERLEAVED), BSI_W, batch, 0);
     const int64_t nchunks = (batch + S - 1) / S, ts = r * c * BSI_W;
     const size_t per = ((size_t)S * r * c * sizeof(real) + 63) / 64 * 64;
     const int nth = bsi_cpu_threads(ctx, nchunks);

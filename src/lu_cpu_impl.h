@@ -350,11 +350,12 @@ typedef struct {
     int nth;         /* threads */
 } FN(chunking);
 
-/* bcols: columns of B per system in the chunk (0 for getrf). */
-static FN(chunking) FN(plan)(const bsolve_ctx *ctx, int n, int64_t batch, int bcols)
+/* bcols: columns of B per system in the chunk (0 for getrf); il: the
+ * packed input (A, or B for getrs) is interleaved. */
+static FN(chunking) FN(plan)(const bsolve_ctx *ctx, int n, int64_t batch, int bcols, int il)
 {
     FN(chunking) c;
-    c.S = bsi_chunk_cap(bsi_chunk_systems(n, n, BSI_W, sizeof(real)), BSI_W, batch,
+    c.S = bsi_chunk_cap(bsi_chunk_systems(n, n, BSI_W, sizeof(real), il), BSI_W, batch,
                         (size_t)n * bcols * sizeof(real));
     c.nchunks = (batch + c.S - 1) / c.S;
     c.nth = bsi_cpu_threads(ctx, c.nchunks);
@@ -364,7 +365,7 @@ static FN(chunking) FN(plan)(const bsolve_ctx *ctx, int n, int64_t batch, int bc
 static bsolve_status FN(gesv)(bsolve_ctx *ctx, bsolve_pivot pivot, int n, int nrhs, int64_t batch, const real *A,
                               bsolve_layout la, real *B, bsolve_layout lb, int32_t *info)
 {
-    const FN(chunking) pl = FN(plan)(ctx, n, batch, nrhs);
+    const FN(chunking) pl = FN(plan)(ctx, n, batch, nrhs, la.kind == BSOLVE_INTERLEAVED);
     const int64_t tsa = (int64_t)n * n * BSI_W, tsb = (int64_t)n * nrhs * BSI_W;
     const size_t sa = FN(region)((size_t)pl.S * n * n), sb = FN(region)((size_t)pl.S * n * nrhs),
                  sr = FN(region)((size_t)n * BSI_W), sp = ((size_t)2 * n * BSI_W + 63) / 64 * 64;
@@ -429,7 +430,7 @@ static bsolve_status FN(getrf)(bsolve_ctx *ctx, const real *A, bsolve_layout la,
 {
     const int n = (int)lu->n;
     const int64_t batch = lu->batch;
-    const FN(chunking) pl = FN(plan)(ctx, n, batch, 0);
+    const FN(chunking) pl = FN(plan)(ctx, n, batch, 0, la.kind == BSOLVE_INTERLEAVED);
     real *F = lu->factors;
     uint8_t *RP = lu->rowpiv, *CP = lu->colpiv;
 #pragma omp parallel num_threads(pl.nth)
@@ -462,7 +463,7 @@ static bsolve_status FN(getrs)(bsolve_ctx *ctx, const bsolve_lu *lu, int nrhs, r
 {
     const int n = (int)lu->n;
     const int64_t batch = lu->batch, tsb = (int64_t)n * nrhs * BSI_W;
-    const FN(chunking) pl = FN(plan)(ctx, n, batch, nrhs);
+    const FN(chunking) pl = FN(plan)(ctx, n, batch, nrhs, lb.kind == BSOLVE_INTERLEAVED);
     const size_t per = FN(region)((size_t)pl.S * n * nrhs);
     char *ws = bsi_workspace(ctx, per * pl.nth);
     if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_getrs: out of memory for a %zu-byte workspace", per * pl.nth);

@@ -567,11 +567,12 @@ typedef struct {
     int nth;
 } FN(qr_plan_t);
 
-/* bcols: columns of B per system in the chunk (0 for geqrf). */
-static FN(qr_plan_t) FN(qr_plan)(const bsolve_ctx *ctx, int m, int n, int64_t batch, int bcols)
+/* bcols: columns of B per system in the chunk (0 for geqrf); il: the
+ * packed input (A, or B for geqrs) is interleaved. */
+static FN(qr_plan_t) FN(qr_plan)(const bsolve_ctx *ctx, int m, int n, int64_t batch, int bcols, int il)
 {
     FN(qr_plan_t) p;
-    p.S = bsi_chunk_cap(bsi_chunk_systems(m, n, BSI_W, sizeof(real)), BSI_W, batch,
+    p.S = bsi_chunk_cap(bsi_chunk_systems(m, n, BSI_W, sizeof(real), il), BSI_W, batch,
                         (size_t)m * bcols * sizeof(real));
     /* whole groups of QR_NT tiles (a lone tile sweeps its chains alone:
      * 24 x 12 made chunks of 7 tiles, 4 + 1 + 1 + 1, 35% slower) */
@@ -600,7 +601,7 @@ static void FN(qr_pf_plan)(bsi_pf *pf, int m, int n, int nrhs, int64_t k1, int64
 static bsolve_status FN(qr_gels)(bsolve_ctx *ctx, int m, int n, int nrhs, int64_t batch, const real *A,
                                  bsolve_layout la, real *B, bsolve_layout lb, int32_t *info)
 {
-    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch, nrhs);
+    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch, nrhs, la.kind == BSOLVE_INTERLEAVED);
     const int64_t tsa = (int64_t)m * n * BSI_W, tsb = (int64_t)m * nrhs * BSI_W;
     const size_t sa = FN(qr_region)((size_t)pl.S * m * n), sb = FN(qr_region)((size_t)pl.S * m * nrhs),
                  sg = FN(qr_region)((size_t)8 * m * BSI_W), sr = FN(qr_region)((size_t)n * BSI_W);
@@ -671,7 +672,7 @@ static bsolve_status FN(qr_geqrf)(bsolve_ctx *ctx, const real *A, bsolve_layout 
 {
     const int m = (int)qr->m, n = (int)qr->n;
     const int64_t batch = qr->batch, ft = FN(qr_ft)(m, n), tsa = (int64_t)m * n * BSI_W;
-    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch, 0);
+    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch, 0, la.kind == BSOLVE_INTERLEAVED);
     real *F = qr->f;
     void (*const tile)(int, int, int, real *const *, real *const *, vreal *const *, vreal *, bsi_pf *) =
         FN(qr_geqrf_tab)[QR_NIX(n)];
@@ -716,7 +717,7 @@ static bsolve_status FN(qr_geqrs)(bsolve_ctx *ctx, const bsolve_qr *qr, int nrhs
     const int m = (int)qr->m, n = (int)qr->n;
     const int64_t batch = qr->batch, ft = FN(qr_ft)(m, n), tsa = (int64_t)m * n * BSI_W,
                   tsb = (int64_t)m * nrhs * BSI_W;
-    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch, nrhs);
+    const FN(qr_plan_t) pl = FN(qr_plan)(ctx, m, n, batch, nrhs, lb.kind == BSOLVE_INTERLEAVED);
     const size_t per = FN(qr_region)((size_t)pl.S * m * nrhs);
     char *ws = bsi_workspace(ctx, per * pl.nth);
     if (!ws) return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_geqrs: out of memory for a %zu-byte workspace", per * pl.nth);
