@@ -51,6 +51,11 @@
 template <int N> struct bst_shape {
     static constexpr int TR = N <= 64 ? 8 : 16, TC = TR, RS = N / TR, CS = N / TC, NT = TR * TC, G = 32 / TR;
     static constexpr int LDU = N + 1; /* odd: the solve's column walks are free of bank conflicts */
+    /* Blocks per SM the registers must allow: with at most 6 x 6 entries a
+     * thread fits in 128 registers, twice the blocks of the unbounded
+     * allocation (FP64 N = 48: 148 registers, N = 96: 144, one block of 256
+     * threads per SM); 8 x 8 entries need more than 128 without spilling. */
+    static constexpr int MINB = RS * CS <= 36 ? 65536 / (NT * 128) : 1;
     static_assert(N % TR == 0 && RS <= 8 && N <= 128, "bucket");
     template <typename R> static constexpr size_t smem(int op) { return op == BSI_OP_GESV ? (size_t)(N * LDU + N) * sizeof(R) : 0; }
 };
@@ -110,7 +115,7 @@ __device__ __forceinline__ void bst_solve(const bsi_lu_args<R> &a, const R (&A_)
 }
 
 template <typename R, int N, int OP, int PIV>
-__global__ void __launch_bounds__(bst_shape<N>::NT, 1) bst_k(const bsi_lu_args<R> a)
+__global__ void __launch_bounds__(bst_shape<N>::NT, bst_shape<N>::MINB) bst_k(const bsi_lu_args<R> a)
 {
     using SH = bst_shape<N>;
     using L = bsw_lim<R>;
