@@ -60,6 +60,17 @@ template <int N> struct bst_shape {
     template <typename R> static constexpr size_t smem(int op) { return op == BSI_OP_GESV ? (size_t)(N * LDU + N) * sizeof(R) : 0; }
 };
 
+/* (b, kb, vb) replaces (a, ka, va) when it ranks higher: larger |a|, ties to
+ * the lower position; selects only (no branch), for the pivot search. */
+template <typename R>
+__device__ __forceinline__ void bst_better(R &a, int &ka, R &va, const R b, const int kb, const R vb)
+{
+    const bool take = (b > a) | ((b == a) & (kb < ka));
+    a = take ? b : a;
+    ka = take ? kb : ka;
+    va = take ? vb : va;
+}
+
 /* gesv's back substitution in one warp, from U and y dumped to shared
  * memory by position (lu_large.cu's solve, entry by entry). */
 template <typename R, int N>
@@ -176,34 +187,38 @@ __global__ void __launch_bounds__(bst_shape<N>::NT, bst_shape<N>::MINB) bst_k(co
             /* pivot search by the warp holding thread column tk (each
              * thread column of that warp reduces its own; tk's is used) */
             if (w == tk / G) {
-                R best = R(-1), val = R(0);
-                int key = 0x7fffffff;
+                /* each slot's candidate as (|a|, position << 8 | row, a),
+                 * then a tree over the slots and the thread column's lanes:
+                 * a short dependency chain, no branches */
+                R best[RS], val[RS];
+                int key[RS];
 #pragma unroll
                 for (int s = 0; s < RS; s++) {
                     const bool cand = PIV == BSOLVE_PIVOT_NONE ? pos[s] == k : (pos[s] >= k && pos[s] < 255);
                     /* NaN ranks below every number, so that an all-NaN column
                      * still pivots at position k, as lu_large.cu does */
-                    R v = fabs(A_[s][kc]);
-                    v = v == v ? v : R(-0.5);
-                    const int ky = pos[s] << 8 | (tr + TR * s);
-                    const bool take = cand && (v > best || (v == best && ky < key));
-                    best = take ? v : best;
-                    key = take ? ky : key;
-                    val = take ? A_[s][kc] : val;
+                    const R v = fabs(A_[s][kc]);
+                    best[s] = cand ? (v == v ? v : R(-0.5)) : R(-1);
+                    key[s] = cand ? pos[s] << 8 | (tr + TR * s) : 0x7fffffff;
+                    val[s] = A_[s][kc];
                 }
 #pragma unroll
+                for (int h = 1; h < RS; h <<= 1)
+#pragma unroll
+                    for (int s = 0; s + h < RS; s += 2 * h)
+                        bst_better(best[s], key[s], val[s], best[s + h], key[s + h], val[s + h]);
+#pragma unroll
                 for (int off = 1; off < TR; off <<= 1) {
-                    const R ob = __shfl_xor_sync(0xffffffffu, best, off);
-                    const int ok = __shfl_xor_sync(0xffffffffu, key, off);
-                    const R ov = __shfl_xor_sync(0xffffffffu, val, off);
-                    const bool take = ob > best || (ob == best && ok < key);
-                    best = take ? ob : best;
-                    key = take ? ok : key;
-                    val = take ? ov : val;
+                    const R ob = __shfl_xor_sync(0xffffffffu, best[0], off);
+                    const int ok = __shfl_xor_sync(0xffffffffu, key[0], off);
+                    const R ov = __shfl_xor_sync(0xffffffffu, val[0], off);
+                    bst_better(best[0], key[0], val[0], ob, ok, ov);
                 }
+                const int key0 = key[0];
+                const R val0 = val[0];
                 if (tc == tk) {
-                    const int p = key & 255, pos_p = key >> 8;
-                    const R d = val;
+                    const int p = key0 & 255, pos_p = key0 >> 8;
+                    const R d = val0;
                     const bool z = d == R(0);
                     const bool tiny = fabs(d) < L::minnorm() && !z;
                     const R sc = tiny ? L::up() : R(1);
@@ -220,7 +235,7 @@ __global__ void __launch_bounds__(bst_shape<N>::NT, bst_shape<N>::MINB) bst_k(co
                         }
                     }
                     if (tr == 0) {
-                        pkey[buf] = key;
+                        pkey[buf] = key0;
                         rdv[k] = rinv;
                         tfv[k] = tiny;
                         if (z && s_pinfo == 0) s_pinfo = k + 1;
