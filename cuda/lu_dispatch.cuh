@@ -25,8 +25,6 @@
  *          NONE, 33 <= n <= 128: a grid of 8 x 8 threads per system (16 x
  *          16 beyond n = 64), the matrix in registers in cyclic tiles;
  *          buckets {40, 48, 56, 64, 80, 96, 112, 128}.
- *          Reached only through its test knob until measured against WARP
- *          and BLOCK.
  *
  * Crossovers (H100; gesv, PARTIAL, one right-hand side, interleaved, as a
  * fraction of the copy floor or a ratio of systems per second):
@@ -52,6 +50,12 @@
  *     side in registers); getrs reads the factors of any family.
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
  *     of a step cost more than the extra warps hide.
+ *   TILE (H200) for FP64 n = 33..128: gesv PARTIAL 1.55-1.76x WARP at n =
+ *     33..40, 1.16x at 48; 1.13-1.29x BLOCK at 49..112, 1.55x at 128 (NONE
+ *     0.96-1.88x, getrf + getrs 1.04-1.41x).  FP32 n = 33..48: 1.07-1.52x
+ *     WARP; n = 97..128: 1.14-1.27x BLOCK.  FP32 keeps WARP at 49..64
+ *     (TILE 0.84-1.02x: FP32 rows fit a lane's registers up to 64) and
+ *     BLOCK at 65..96 (TILE 0.95-1.02x).
  */
 #ifndef BSI_LU_DISPATCH_CUH
 #define BSI_LU_DISPATCH_CUH
@@ -79,8 +83,8 @@ enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4 };
 #define BSI_LU_BLOCK_THREADS 128
 
 struct bsi_lu_choice {
-    int family; /* BSI_LU_TEAM, _WARP or _BLOCK */
-    int bucket; /* the compiled order n is padded to (TEAM, WARP; 0 for BLOCK) */
+    int family; /* BSI_LU_TEAM, _WARP, _BLOCK or _TILE */
+    int bucket; /* the compiled order n is padded to (TEAM, WARP, TILE; 0 for BLOCK) */
     int lanes;  /* threads per system */
 };
 
@@ -105,6 +109,10 @@ BSI_DISPATCH int bsi_lu_bucket(int n)
          : n <= 28 ? 28 : n <= 32 ? 32 : n <= 40 ? 40 : n <= 48 ? 48 : 64;
 }
 
+/* Whether TILE takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
+ * NONE, 33 <= n <= 128): the crossovers above. */
+BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return es == 8 || n <= 48 || n > 96; }
+
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
  * bsolve_pivot; force = the context's test-only choices (may be NULL). */
 BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, const int *force)
@@ -115,8 +123,9 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     if (fw == 0) warp = warp && n >= (es == 8 ? 13 : 17) && !(pivot == BSOLVE_PIVOT_FULL && n > 48);
     else if (fw == 1) warp = 0;
     struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS};
-    const int tile = force && force[BSI_FORCE_LU_TILE] == 2 && (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) &&
-                     n >= 33 && n <= 128 && pivot != BSOLVE_PIVOT_FULL;
+    const int ft = force ? force[BSI_FORCE_LU_TILE] : 0;
+    const int tile = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
+                     pivot != BSOLVE_PIVOT_FULL && (ft == 2 || (ft == 0 && fw == 0 && bsi_lu_tile_takes(es, n)));
     if (tile) {
         c.family = BSI_LU_TILE;
         c.bucket = n <= 64 ? (n + 7) / 8 * 8 : (n + 15) / 16 * 16;

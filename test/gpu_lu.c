@@ -434,12 +434,14 @@ int main(void)
     }
     /* The kernel choices forced on the context (bsi_test_force) after the
      * table's run, on the orders where they change the kernel (the quick
-     * settings): the team and block kernels where the row-per-lane kernel
-     * runs by default, and the row-per-lane kernel on every order it has a
-     * bucket for, FULL included (buckets 10 and 12 in FP64, 10..16 in FP32,
-     * FP32 FULL 49..64: no default choice reaches them); the register-tile
-     * kernel on every order of its buckets' edges (FULL falls to BLOCK). */
-    static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64};
+     * settings): the team and block kernels where the row-per-lane or the
+     * register-tile kernel runs by default (a forced row-per-lane knob sets
+     * the register-tile kernel aside), and the row-per-lane kernel on every
+     * order it has a bucket for, FULL included (buckets 10 and 12 in FP64,
+     * 10..16 in FP32, FP32 FULL 49..64: no default choice reaches them); the
+     * register-tile kernel on every order of its buckets' edges (FULL falls
+     * to BLOCK). */
+    static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64, 80, 100, 128};
     static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64, 65, 80, 81, 100, 112, 127, 128};
     static const struct {
         const char *what;

@@ -73,9 +73,11 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
     }
 }
 
-/* The register-tile kernel: never the table's own choice while unmeasured;
- * forced, it takes exactly gesv nrhs = 1 and getrf, PARTIAL or NONE, on
- * n = 33..128, into each of its buckets. */
+/* The register-tile kernel takes gesv nrhs = 1 and getrf, PARTIAL or NONE,
+ * on n = 33..128 (into each of its buckets): by the table's choice FP64
+ * everywhere there and FP32 outside 49..96 (lu_dispatch.cuh's crossovers),
+ * and only where the row-per-lane kernel is not forced; forced on,
+ * everywhere; forced off, nowhere. */
 START_TEST(t_lu_tile)
 {
     int force[BSI_FORCE_COUNT + 1];
@@ -93,8 +95,9 @@ START_TEST(t_lu_tile)
                                      nrhs, pv);
                             const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
                             lu_valid(c, es, op, n, nrhs, pv, what);
-                            const int takes = f == 2 && (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) &&
-                                              n >= 33 && n <= 128 && pv != BSOLVE_PIVOT_FULL;
+                            const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 &&
+                                            n <= 128 && pv != BSOLVE_PIVOT_FULL;
+                            const int takes = can && (f == 2 || (f == 0 && (es == 8 || n <= 48 || n > 96)));
                             TL_EXPECT((c.family == BSI_LU_TILE) == takes, "%s: tile kernel %s", what,
                                       takes ? "not chosen" : "chosen");
                             if (c.family == BSI_LU_TILE) reached[c.bucket] = 1;
@@ -154,13 +157,19 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
         {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 20, 8},
         {8, BSI_OP_GETRF, 48, 0, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 48, 64},
-        {8, BSI_OP_GETRF, 49, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_BLOCK, 0, 128},
+        {8, BSI_OP_GETRF, 49, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 56, 64},
+        {8, BSI_OP_GESV, 33, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 40, 64},
+        {8, BSI_OP_GESV, 128, 1, BSOLVE_PIVOT_NONE, BSI_LU_TILE, 128, 256},
+        {8, BSI_OP_GESV, 100, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
         {8, BSI_OP_GESV, 33, 2, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
         {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {4, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 64, 64},
         {4, BSI_OP_GESV, 49, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GESV, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_BLOCK, 0, 128},
+        {4, BSI_OP_GESV, 48, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 48, 64},
+        {4, BSI_OP_GESV, 96, 1, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
+        {4, BSI_OP_GETRF, 97, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 112, 256},
     };
     for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
         const struct bsi_lu_choice c = bsi_lu_dispatch(pin[i].es, pin[i].op, pin[i].n, pin[i].nrhs, pin[i].pv, NULL);
