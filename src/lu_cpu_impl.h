@@ -141,6 +141,159 @@ static inline __attribute__((always_inline)) void FN(panel_update)(const int n, 
     for (; i < n; i++) FN(rank_tile)(n, T, k0, nbk, col, i, 1, nc, 0);
 }
 
+/* The pivot row of column k: the first row i >= k of largest |a_ik|, per
+ * lane.  Strict '>' keeps the first maximum, as LAPACK's idamax does; NaN
+ * entries never win, and a column without a number picks row k (-1 is
+ * below every |a|). */
+static inline __attribute__((always_inline)) vreal FN(pivot_row)(const int n, const real *restrict T, const int k)
+{
+    vreal best = FN(splat)(-1), pi = FN(splat)(k);
+    for (int i = k; i < n; i++) {
+        const vreal v = FN(bsi_abs)(V(T, i, k));
+        const vmask m = FN(bsi_gt)(v, best);
+        best = FN(bsi_sel)(m, v, best);
+        pi = FN(bsi_sel)(m, FN(splat)(i), pi);
+    }
+    return pi;
+}
+
+/* Column k once its pivot rows pi are known: the pivot moves to row k, its
+ * reciprocal goes to rd[k] and the multipliers below it replace the
+ * column.  Returns zinfo with the first zero-pivot step (1-based) added. */
+static inline __attribute__((always_inline)) vreal FN(eliminate_column)(const int n, const bsolve_pivot pivot,
+                                                                        real *restrict T, const int k, const vreal pi,
+                                                                        vreal *restrict rd, vreal zinfo)
+{
+    const vreal u = pivot == BSOLVE_PIVOT_NONE ? V(T, k, k) : FN(bsi_gather)(T + IX(0, k), pi, BSI_W);
+    const vmask z = FN(bsi_eq)(u, FN(splat)(0));
+    zinfo = FN(bsi_sel)(z & FN(bsi_eq)(zinfo, FN(splat)(0)), FN(splat)(k + 1), zinfo);
+    /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
+     * scaling; the system is reported and its solution NaN-filled. */
+    const vreal r = 1 / FN(bsi_sel)(z, FN(splat)(1), u);
+    rd[k] = r;
+    /* A pivot below 1/REAL_MAX has an infinite reciprocal: such
+     * lanes divide, as LAPACK's dgetf2 does below sfmin.  Rare, so
+     * tested once per column and the common path stays a multiply. */
+    const vmask tiny = FN(bsi_eq)(FN(bsi_abs)(r), FN(splat)(INFINITY));
+    const int any_tiny = FN(bsi_any)(tiny);
+    const vreal o = V(T, k, k);
+    V(T, k, k) = u;
+    for (int i = k + 1; i < n; i++) {
+        vreal t = V(T, i, k);
+        if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(FN(bsi_eq)(pi, FN(splat)(i)), o, t);
+        V(T, i, k) = any_tiny ? FN(bsi_sel)(tiny, t / u, t * r) : t * r;
+    }
+    return zinfo;
+}
+
+/* |x| > best ? |x| : best, lane by lane, as the pivot search compares (a
+ * NaN x leaves best): x86's max instruction computes exactly this, where
+ * gcc makes the compare and select of the vector form three instructions. */
+static inline __attribute__((always_inline)) vreal FN(absmax)(const vreal x, const vreal best)
+{
+    const vreal a = FN(bsi_abs)(x);
+#if BSI_AVX512
+    if (sizeof(real) == 8) return (vreal)_mm512_max_pd((__m512d)a, (__m512d)best);
+    return (vreal)_mm512_max_ps((__m512)a, (__m512)best);
+#elif defined(__AVX__) && BSI_VBYTES == 32
+    if (sizeof(real) == 8) return (vreal)_mm256_max_pd((__m256d)a, (__m256d)best);
+    return (vreal)_mm256_max_ps((__m256)a, (__m256)best);
+#elif defined(__SSE2__) && BSI_VBYTES == 16
+    if (sizeof(real) == 8) return (vreal)_mm_max_pd((__m128d)a, (__m128d)best);
+    return (vreal)_mm_max_ps((__m128)a, (__m128)best);
+#else
+    return FN(bsi_sel)(FN(bsi_gt)(a, best), a, best);
+#endif
+}
+
+/* Columns of the full-pivoting update at once: they share each load of the
+ * multipliers, and each column's running maximum stays in a register. */
+#if BSI_AVX512
+#define BSI_NF 8
+#else
+#define BSI_NF 4
+#endif
+
+/* Full pivoting, step k on the nc columns j..j+nc-1 (nc compile-time):
+ * rows k and pk exchanged, then the rank-1 update of rows k+1..n-1, the
+ * same FMA per entry as apply_step.  The next step's search rides along:
+ * cmax[j + c] receives max |a| over the updated rows of column j + c (-1
+ * where none is a number), so no separate pass reads the trailing matrix. */
+static inline __attribute__((always_inline)) void FN(full_step)(const int n, real *restrict T, const int k,
+                                                                const vreal pk, const int j, const int nc,
+                                                                vreal *restrict cmax)
+{
+    vreal u[BSI_NF], mx[BSI_NF];
+    for (int c = 0; c < nc; c++) {
+        FN(swap)(T + IX(0, j + c), pk, k, BSI_W, 1, 0);
+        u[c] = V(T, k, j + c);
+        mx[c] = FN(splat)(-1);
+    }
+    /* A row's loads all go before its stores: the columns lie a multiple
+     * of 4 KiB apart, and a load behind a store to the same address modulo
+     * 4 KiB waits for it. */
+    for (int i = k + 1; i < n; i++) {
+        const vreal l = V(T, i, k);
+        vreal x[BSI_NF];
+        for (int c = 0; c < nc; c++) x[c] = V(T, i, j + c);
+        for (int c = 0; c < nc; c++) {
+            x[c] -= l * u[c];
+            mx[c] = FN(absmax)(x[c], mx[c]);
+        }
+        for (int c = 0; c < nc; c++) V(T, i, j + c) = x[c];
+    }
+    for (int c = 0; c < nc; c++) cmax[j + c] = mx[c];
+}
+
+/* Full pivoting, right-looking one step at a time, as factor below (same
+ * arguments).  The pivot is the first largest |a| of the trailing matrix in
+ * column-major order (LAPACK's dgetc2 scan): its column is the first whose
+ * maximum, cmax, is the largest, and its row that column's pivot_row.  The
+ * update of step k leaves the cmax of step k + 1. */
+static inline __attribute__((always_inline)) vreal FN(factor_full)(const int n, real *restrict T,
+                                                                   vreal *restrict rd, uint8_t *restrict rp,
+                                                                   uint8_t *restrict cp, real *restrict B,
+                                                                   const int nrhs, const int keep_l)
+{
+    vreal zinfo = FN(splat)(0);
+    vreal cmax[BSOLVE_MAX_N];
+    for (int j = 0; j < n; j++) {
+        vreal mx = FN(splat)(-1);
+        for (int i = 0; i < n; i++) mx = FN(absmax)(V(T, i, j), mx);
+        cmax[j] = mx;
+    }
+    for (int k = 0; k < n; k++) {
+        vreal best = FN(splat)(-1), pj = FN(splat)(k);
+        for (int j = k; j < n; j++) {
+            const vmask m = FN(bsi_gt)(cmax[j], best);
+            best = FN(bsi_sel)(m, cmax[j], best);
+            pj = FN(bsi_sel)(m, FN(splat)(j), pj);
+        }
+        for (int l = 0; l < BSI_W; l++) cp[k * BSI_W + l] = (uint8_t)pj[l];
+        FN(swap)(T, pj, k, n * BSI_W, n, BSI_W);
+        const vreal pi = FN(pivot_row)(n, T, k);
+        for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
+        /* The finished columns of L take the interchange for an exported L. */
+        if (keep_l && k > 0) FN(swap)(T, pi, k, BSI_W, k, n * BSI_W);
+        zinfo = FN(eliminate_column)(n, BSOLVE_PIVOT_FULL, T, k, pi, rd, zinfo);
+        int j = k + 1;
+        for (; j + BSI_NF <= n; j += BSI_NF) FN(full_step)(n, T, k, pi, j, BSI_NF, cmax);
+#if BSI_NF > 4
+        if (j + 4 <= n) {
+            FN(full_step)(n, T, k, pi, j, 4, cmax);
+            j += 4;
+        }
+#endif
+        if (j + 2 <= n) {
+            FN(full_step)(n, T, k, pi, j, 2, cmax);
+            j += 2;
+        }
+        if (j < n) FN(full_step)(n, T, k, pi, j, 1, cmax);
+        for (int c = 0; c < nrhs; c++) FN(apply_step)(n, BSOLVE_PIVOT_FULL, T, k, pi, B + IX(0, c));
+    }
+    return zinfo;
+}
+
 /* Factors the tile T in place: P A Q = L U.  With B (nrhs columns), applies
  * the row interchanges and the elimination to B as it goes (fused gesv);
  * keep_l also swaps the finished columns of L so that L is exported in
@@ -151,14 +304,15 @@ static inline __attribute__((always_inline)) void FN(panel_update)(const int n, 
  * column k of a panel first receives the panel's earlier steps, then gives
  * its pivot; the columns right of the panel then receive all of its steps.
  * Full pivoting searches the whole trailing matrix at each step, which must
- * therefore be up to date: it runs with panels of one column. */
+ * therefore be up to date: it goes step by step (factor_full). */
 static inline __attribute__((always_inline)) vreal
 FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restrict rd, uint8_t *restrict rp,
            uint8_t *restrict cp, real *restrict B, const int nrhs, const int keep_l)
 {
+    if (pivot == BSOLVE_PIVOT_FULL) return FN(factor_full)(n, T, rd, rp, cp, B, nrhs, keep_l);
     vreal zinfo = FN(splat)(0);
     vreal piv[BSOLVE_MAX_N];
-    const int nb = (pivot == BSOLVE_PIVOT_FULL || n <= 16) ? 1 : BSI_NB;
+    const int nb = n <= 16 ? 1 : BSI_NB;
     for (int k0 = 0; k0 < n; k0 += nb) {
         const int kend = k0 + nb < n ? k0 + nb : n;
         for (int k = k0; k < kend; k++) {
@@ -168,21 +322,7 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
             }
             vreal pi = FN(splat)(k);
             if (pivot != BSOLVE_PIVOT_NONE) {
-                vreal best = FN(splat)(-1), pj = pi; /* -1: a zero column still picks row k */
-                /* Strict '>' keeps the first maximum in column-major scan
-                 * order, as LAPACK's idamax does within a column. */
-                for (int j = k; j < (pivot == BSOLVE_PIVOT_FULL ? n : k + 1); j++)
-                    for (int i = k; i < n; i++) {
-                        vreal v = FN(bsi_abs)(V(T, i, j));
-                        vmask m = FN(bsi_gt)(v, best);
-                        best = FN(bsi_sel)(m, v, best);
-                        pi = FN(bsi_sel)(m, FN(splat)(i), pi);
-                        if (pivot == BSOLVE_PIVOT_FULL) pj = FN(bsi_sel)(m, FN(splat)(j), pj);
-                    }
-                if (pivot == BSOLVE_PIVOT_FULL) {
-                    for (int l = 0; l < BSI_W; l++) cp[k * BSI_W + l] = (uint8_t)pj[l];
-                    FN(swap)(T, pj, k, n * BSI_W, n, BSI_W);
-                }
+                pi = FN(pivot_row)(n, T, k);
                 for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
                 /* The panel's earlier columns take the interchange now,
                  * which keeps its L in LAPACK form for panel_update; so do
@@ -191,26 +331,7 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
                 if (k > s0) FN(swap)(T + IX(0, s0), pi, k, BSI_W, k - s0, n * BSI_W);
             }
             piv[k] = pi;
-            /* Column k: pivot, reciprocal, multipliers. */
-            const vreal u = pivot == BSOLVE_PIVOT_NONE ? V(T, k, k) : FN(bsi_gather)(T + IX(0, k), pi, BSI_W);
-            const vmask z = FN(bsi_eq)(u, FN(splat)(0));
-            zinfo = FN(bsi_sel)(z & FN(bsi_eq)(zinfo, FN(splat)(0)), FN(splat)(k + 1), zinfo);
-            /* A zero pivot is skipped (reciprocal 1), as LAPACK skips the
-             * scaling; the system is reported and its solution NaN-filled. */
-            const vreal r = 1 / FN(bsi_sel)(z, FN(splat)(1), u);
-            rd[k] = r;
-            /* A pivot below 1/REAL_MAX has an infinite reciprocal: such
-             * lanes divide, as LAPACK's dgetf2 does below sfmin.  Rare, so
-             * tested once per column and the common path stays a multiply. */
-            const vmask tiny = FN(bsi_eq)(FN(bsi_abs)(r), FN(splat)(INFINITY));
-            const int any_tiny = FN(bsi_any)(tiny);
-            const vreal o = V(T, k, k);
-            V(T, k, k) = u;
-            for (int i = k + 1; i < n; i++) {
-                vreal t = V(T, i, k);
-                if (pivot != BSOLVE_PIVOT_NONE) t = FN(bsi_sel)(FN(bsi_eq)(pi, FN(splat)(i)), o, t);
-                V(T, i, k) = any_tiny ? FN(bsi_sel)(tiny, t / u, t * r) : t * r;
-            }
+            zinfo = FN(eliminate_column)(n, pivot, T, k, pi, rd, zinfo);
         }
         /* Columns right of the panel, then the right-hand sides.  The
          * step-by-step form (panels of one column) reads L as each step
