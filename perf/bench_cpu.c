@@ -11,7 +11,7 @@
  *
  * What is measured (printed again in the output):
  *   - ?gesv, nrhs = 1, PARTIAL pivoting, for n in {2,4,...,128}, double and
- *     float: ours with 1 and 2 threads on INTERLEAVED input and on COL_MAJOR
+ *     float: ours with 1 and T threads (-T, default 2) on INTERLEAVED input and on COL_MAJOR
  *     input; a loop of LAPACKE_?gesv (LAPACK_COL_MAJOR, OpenBLAS forced to one
  *     thread); a loop of gsl_linalg_LU_decomp + gsl_linalg_LU_solve (double
  *     only: GSL has no single-precision LU);
@@ -101,8 +101,8 @@ static const int all_sizes[] = {2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 enum {
     M_IL1,   /* ours, interleaved, 1 thread */
     M_CM1,   /* ours, col-major, 1 thread */
-    M_IL2,   /* ours, interleaved, 2 threads */
-    M_CM2,   /* ours, col-major, 2 threads */
+    M_IL2,   /* ours, interleaved, T threads (-T, default 2) */
+    M_CM2,   /* ours, col-major, T threads */
     M_LAPACKE,
     M_GSL,
     M_FULL1, /* ours, full pivoting, interleaved, 1 thread */
@@ -134,7 +134,8 @@ typedef struct {
     int sizes[NSIZES_MAX];
     int nsizes;
     int do_d, do_s, do_full;
-    int two_threads;
+    int two_threads; /* the T-thread runs */
+    int threads;     /* T */
     double wait_budget; /* seconds the whole run may spend waiting for a quiet machine */
     const char *csv;
     const char *png;
@@ -255,6 +256,7 @@ typedef struct {
     int n;
     char prec;
     size_t es;     /* element size */
+    int mt;        /* threads of M_IL2 and M_CM2 */
     int64_t batch;
     size_t nn;     /* n*n */
     void *A_cm;    /* batch col-major n x n, read-only original */
@@ -308,6 +310,7 @@ static void bench_setup(bench *b, int n, char prec, const options *o)
     b->n = n;
     b->prec = prec;
     b->es = prec == 'd' ? sizeof(double) : sizeof(float);
+    b->mt = o->threads;
     b->nn = (size_t)n * n;
     int64_t batch = (int64_t)(o->mbytes * 1048576.0 / ((double)b->nn * (double)b->es));
     b->batch = batch < 1000 ? 1000 : batch;
@@ -510,7 +513,7 @@ static double measure_once(bench *b, int m, double min_time)
 {
     double t = 0.0, cpu = 0.0;
     int64_t done = 0;
-    int threads = (m == M_IL2 || m == M_CM2) ? 2 : 1;
+    int threads = (m == M_IL2 || m == M_CM2) ? b->mt : 1;
     while (t < min_time) {
         double c0;
         prepare(b, m);
@@ -571,7 +574,7 @@ static double measure(bench *b, int m, const options *o, double *util)
     int reps = o->reps > 16 ? 16 : o->reps;
     int ours = IS_OURS(m);
     if (ours) {
-        int threads = (m == M_IL2 || m == M_CM2) ? 2 : 1;
+        int threads = (m == M_IL2 || m == M_CM2) ? b->mt : 1;
         bsolve_ctx_set_threads(b->ctx, threads);
         /* warm-up: workspace allocation, page faults, OpenMP pool */
         prepare(b, m);
@@ -714,13 +717,15 @@ static double *reference(bench *b, int m, int64_t V)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: bench_cpu [-n SIZES] [-q] [-d|-s] [-F] [-1] [-t SECONDS] [-r REPS] [-m MB]\n"
+            "usage: bench_cpu [-n SIZES] [-q] [-d|-s] [-F] [-1] [-T THREADS] [-t SECONDS] [-r REPS] [-m MB]\n"
             "                 [-o CSV] [-p PNG] [-P] [-w SECONDS]\n"
             "  -n SIZES   comma-separated orders (default 2,4,8,12,16,24,32,48,64,96,128)\n"
             "  -q         quick: 8 MB batches, 0.05 s per measurement, median of 3\n"
             "  -d / -s    double only / single only\n"
             "  -F         skip full pivoting\n"
-            "  -1         skip the 2-thread runs\n"
+            "  -1         skip the T-thread runs\n"
+            "  -T THREADS T for the T-thread runs (default 2); their target: T = 2 >= 1.7x one thread,\n"
+            "             T > 2 >= 0.8 T x one thread (issue 36)\n"
             "  -t SECONDS timed work per measurement (default 0.2)\n"
             "  -r REPS    measurements per rate, median reported (default 5)\n"
             "  -m MB      MB of matrices per batch, at least 1000 systems (default 64)\n"
@@ -740,6 +745,7 @@ static int parse(int argc, char **argv, options *o)
     o->nsizes = 0;
     o->do_d = o->do_s = o->do_full = 1;
     o->two_threads = 1;
+    o->threads = 2;
     o->wait_budget = 150;
     o->csv = NULL;
     o->png = NULL;
@@ -767,6 +773,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "-s")) { o->do_d = 0; custom = 1; }
         else if (!strcmp(a, "-F")) { o->do_full = 0; custom = 1; }
         else if (!strcmp(a, "-1")) { o->two_threads = 0; custom = 1; }
+        else if (!strcmp(a, "-T") && v) { o->threads = atoi(v) > 2 ? atoi(v) : 2; i++; custom = 1; }
         else if (!strcmp(a, "-t") && v) { o->min_time = atof(v); i++; custom = 1; }
         else if (!strcmp(a, "-r") && v) { o->reps = atoi(v); i++; custom = 1; }
         else if (!strcmp(a, "-m") && v) { o->mbytes = atof(v); i++; custom = 1; }
@@ -822,7 +829,8 @@ static double target_1t(int n, int *implied)
     if (n <= 64) return 1.5;
     return 1.0;
 }
-#define TARGET_2T 1.7
+/* T threads against one: 1.7x for two (the first CPU target), 0.8 T beyond (issue 36). */
+static double target_mt(int t) { return t == 2 ? 1.7 : 0.8 * t; }
 
 int main(int argc, char **argv)
 {
@@ -848,8 +856,9 @@ int main(int argc, char **argv)
         return 1;
     }
     int nprocs = omp_get_num_procs();
-    if (nprocs < 2 && o.two_threads) {
-        fprintf(stderr, "bench_cpu: only %d processor(s): the 2-thread runs would measure nothing useful; skipped\n", nprocs);
+    if (nprocs < o.threads && o.two_threads) {
+        fprintf(stderr, "bench_cpu: only %d processor(s): the %d-thread runs would measure nothing useful; skipped\n",
+                nprocs, o.threads);
         o.two_threads = 0;
     }
 
@@ -901,9 +910,13 @@ int main(int argc, char **argv)
     double t_start = now();
 
     printf("Partial pivoting.  IL = INTERLEAVED input, CM = COL_MAJOR input; GSL has no float LU.\n");
+    char hil[16], hcm[16], hq[16], htg[64];
+    snprintf(hil, sizeof hil, "ours%dT-IL", o.threads);
+    snprintf(hcm, sizeof hcm, "ours%dT-CM", o.threads);
+    snprintf(hq, sizeof hq, "%dT/1T", o.threads);
+    snprintf(htg, sizeof htg, "targets (1T/LAPACKE double; %s IL >= %.3g)", hq, target_mt(o.threads));
     printf("%4s %4s %8s %9s %9s %9s %9s %9s %9s %8s %8s %6s %6s %9s  %s\n", "n", "prec", "batch", "ours1T-IL",
-           "ours1T-CM", "ours2T-IL", "ours2T-CM", "LAPACKE", "GSL", "IL/LAPK", "CM/LAPK", "2T/1T", "2T/1T",
-           "maxrel", "targets (1T/LAPACKE double; 2T/1T IL >= 1.7)");
+           "ours1T-CM", hil, hcm, "LAPACKE", "GSL", "IL/LAPK", "CM/LAPK", hq, hq, "maxrel", htg);
     printf("%4s %4s %8s %9s %9s %9s %9s %9s %9s %8s %8s %6s %6s %9s\n", "", "", "", "", "", "", "", "", "", "", "",
            "IL", "CM", "vs LAPK");
     fflush(stdout);
@@ -1016,8 +1029,8 @@ int main(int argc, char **argv)
                                 implied ? "(implied)" : "", q1 >= t ? "met" : "MISSED", u1);
             }
             if (o.two_threads)
-                len += snprintf(tg + len, sizeof tg - len, "%s2T %s%s", len ? "; " : "",
-                                q2 >= TARGET_2T ? "met" : "MISSED", u2);
+                len += snprintf(tg + len, sizeof tg - len, "%s%dT %s%s", len ? "; " : "", o.threads,
+                                q2 >= target_mt(o.threads) ? "met" : "MISSED", u2);
             char f1[16], fc[16], f2[16], f2c[16];
             printf("%4d %4c %8lld %9s %9s %9s %9s %9s %9s %8s %8s %6s %6s %9.2e  %s\n", n, prec,
                    (long long)r->batch, c[M_IL1], c[M_CM1], c[M_IL2], c[M_CM2], c[M_LAPACKE], c[M_GSL],
@@ -1122,7 +1135,7 @@ int main(int argc, char **argv)
         }
         if (o.two_threads) {
             if (r->util[M_IL1] < UTIL_MIN || r->util[M_IL2] < UTIL_MIN) unsure++;
-            else if (r->rate[M_IL2] / r->rate[M_IL1] >= TARGET_2T) met++;
+            else if (r->rate[M_IL2] / r->rate[M_IL1] >= target_mt(o.threads)) met++;
             else missed++;
         }
     }
@@ -1134,9 +1147,9 @@ int main(int argc, char **argv)
     if (wait_spent > 0) printf("(waited %.0f s in all for other programs to leave the CPUs)\n", wait_spent);
     printf("\nTargets (1 core, double, partial, INTERLEAVED: >= 8x LAPACKE for n <= 16, >= 3x at n = 32,\n"
            ">= 1.5x at n = 64, >= 1x at n = 128; sizes in between get the next stated size's target,\n"
-           "marked (implied); 2 threads >= 1.7x 1 thread, INTERLEAVED, both precisions): %d met, %d missed,\n"
+           "marked (implied); %d threads >= %.3gx 1 thread, INTERLEAVED, both precisions): %d met, %d missed,\n"
            "%d not judged (measured on a busy machine, marked '?')\n",
-           met, missed, unsure);
+           o.threads, target_mt(o.threads), met, missed, unsure);
 
     FILE *f = fopen(o.csv, "w");
     if (!f) {
@@ -1144,8 +1157,12 @@ int main(int argc, char **argv)
         any_fail = 1;
     } else {
         fprintf(f, "n,prec,batch");
-        for (int m = 0; m <= M_GETC2; m++) fprintf(f, ",%s", method_csv[m]);
-        fprintf(f, ",ratio_il_1t_lapacke,ratio_cm_1t_lapacke,ratio_il_2t_1t,maxreldiff_partial,maxreldiff_full,min_cpu_util");
+        /* the T-thread columns are named for T: ours_il_2t by default */
+        for (int m = 0; m <= M_GETC2; m++)
+            if (m == M_IL2 || m == M_CM2) fprintf(f, ",ours_%s_%dt", m == M_IL2 ? "il" : "cm", o.threads);
+            else fprintf(f, ",%s", method_csv[m]);
+        fprintf(f, ",ratio_il_1t_lapacke,ratio_cm_1t_lapacke,ratio_il_%dt_1t,maxreldiff_partial,maxreldiff_full,min_cpu_util",
+                o.threads);
         /* appended after the columns perf/plot_cpu.gp reads (nan where not measured) */
         fprintf(f, ",peak_gflops,ours_il_1t_gflops,ours_il_1t_pct_peak");
         for (int m = M_NONE1; m < M_COUNT; m++) fprintf(f, ",%s", method_csv[m]);
