@@ -5,7 +5,9 @@
  * For n in {2,3,4,5,6,8,10,12,16,20,24,32,40,48,64,80,96,128}, FP64 and
  * FP32, about BSOLVE_BENCH_MB (default 1024) MB of matrices per case, one
  * right-hand side, device memory:
- *   ours  gesv PARTIAL interleaved / column-major, FULL, NONE, getrf+getrs;
+ *   ours  gesv PARTIAL interleaved / column-major, FULL, NONE, getrf+getrs,
+ *         getrs alone on the factors of one getrf (its own floor: factors,
+ *         interchanges, b and x);
  *   cuBLAS getrfBatched + getrsBatched with pivoting and with P = NULL.
  * Also the D2D copy bandwidth (read + write bytes over time), pinned
  * host<->device bandwidth, and our gesv on pageable host arrays.
@@ -125,6 +127,9 @@ template <typename R> static void bench_n(bsolve_ctx *ctx, cublasHandle_t h, int
                          BS(getrf(ctx, A, lil, lu, info));
                          BS(getrs(ctx, lu, B, lbil, info));
                      }, restoreB)});
+        /* a Newton iteration with a frozen Jacobian: the factors of the last
+         * getrf, read again by every solve */
+        v.push_back({"getrs_il", time_ms([&] { BS(getrs(ctx, lu, B, lbil, info)); }, restoreB)});
         bsolve_lu_destroy(lu);
     }
     int hinfo = 0;
@@ -142,7 +147,11 @@ template <typename R> static void bench_n(bsolve_ctx *ctx, cublasHandle_t h, int
         if (!strcmp(x.name, "cublas_partial")) cub = x.ms;
         if (!strcmp(x.name, "cublas_nopiv")) cubnp = x.ms;
     }
+    /* getrs alone reads the factors (n^2 entries) and the row interchanges (a
+     * byte each) besides b and x: its own floor */
+    const double bytes_rs = (double)es * (nn + 2.0 * n) + n;
     for (auto &x : v) {
+        const bool rs = !strcmp(x.name, "getrs_il");
         Row r;
         r.prec = pname;
         r.variant = x.name;
@@ -150,8 +159,8 @@ template <typename R> static void bench_n(bsolve_ctx *ctx, cublasHandle_t h, int
         r.batch = batch;
         r.ms = x.ms;
         r.sps = batch / (x.ms * 1e-3);
-        r.gbs = r.sps * bytes / 1e9;
-        r.pct_floor = 100.0 * r.sps / floor_sps;
+        r.gbs = r.sps * (rs ? bytes_rs : bytes) / 1e9;
+        r.pct_floor = 100.0 * r.sps / (rs ? g_d2d * 1e9 / bytes_rs : floor_sps);
         r.vs_cublas = (!strcmp(x.name, "gesv_none_il") ? cubnp : cub) / x.ms;
         rows.push_back(r);
     }
@@ -274,22 +283,23 @@ int main()
     for (const char *pr : {"d", "s"}) {
     printf("\n%s, 1 rhs, device memory (systems/s; %%floor = of the D2D-copy floor; xcuBLAS = vs getrf+getrsBatched)\n",
            pr[0] == 'd' ? "FP64" : "FP32");
-    printf("%4s %10s %10s %6s %8s %10s %6s %10s %6s %10s %10s %8s\n", "n", "floor", "il_part", "%flr", "xcuBLAS",
-           "cm_part", "cm/il", "full", "full/p", "rf+rs", "cublas", "none/P0");
+    printf("%4s %10s %10s %6s %8s %10s %6s %10s %6s %10s %10s %6s %10s %8s\n", "n", "floor", "il_part", "%flr", "xcuBLAS",
+           "cm_part", "cm/il", "full", "full/p", "rf+rs", "getrs", "%flr", "cublas", "none/P0");
     for (int n : ns) {
-        double il = 0, cm = 0, fu = 0, rfrs = 0, cb = 0, nop = 0, pf = 0, xc = 0, fl = 0;
+        double il = 0, cm = 0, fu = 0, rfrs = 0, rs = 0, rsf = 0, cb = 0, nop = 0, pf = 0, xc = 0, fl = 0;
         for (auto &r : rows) {
             if (r.prec != pr || r.n != n) continue;
             if (r.variant == "gesv_partial_il") { il = r.sps; pf = r.pct_floor; xc = r.vs_cublas; fl = r.sps / (r.pct_floor / 100); }
             if (r.variant == "gesv_partial_cm") cm = r.sps;
             if (r.variant == "gesv_full_il") fu = r.sps;
             if (r.variant == "getrf_getrs_il") rfrs = r.sps;
+            if (r.variant == "getrs_il") { rs = r.sps; rsf = r.pct_floor; }
             if (r.variant == "cublas_partial") cb = r.sps;
             if (r.variant == "gesv_none_il") nop = r.vs_cublas;
         }
         if (il == 0) continue;
-        printf("%4d %10.3g %10.3g %5.0f%% %7.1fx %10.3g %5.0f%% %10.3g %5.0f%% %10.3g %10.3g %7.1fx\n", n, fl, il, pf, xc,
-               cm, 100 * cm / il, fu, 100 * fu / il, rfrs, cb, nop);
+        printf("%4d %10.3g %10.3g %5.0f%% %7.1fx %10.3g %5.0f%% %10.3g %5.0f%% %10.3g %10.3g %5.0f%% %10.3g %7.1fx\n", n, fl,
+               il, pf, xc, cm, 100 * cm / il, fu, 100 * fu / il, rfrs, rs, rsf, cb, nop);
     }
     }
     if (system("command -v gnuplot >/dev/null 2>&1") == 0) { /* perf/plot_gpu.gp, run from the repository root */
