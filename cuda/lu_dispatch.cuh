@@ -75,7 +75,7 @@
 /* Operations of the LU kernels (template and run-time argument op). */
 enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
 
-enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4 };
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5 };
 
 #define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
@@ -126,7 +126,14 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     const int ft = force ? force[BSI_FORCE_LU_TILE] : 0;
     const int tile = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
                      pivot != BSOLVE_PIVOT_FULL && (ft == 2 || (ft == 0 && fw == 0 && bsi_lu_tile_takes(es, n)));
-    if (tile) {
+    const int fp = force ? force[BSI_FORCE_LU_PANEL] : 0;
+    const int panel = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
+                      pivot != BSOLVE_PIVOT_FULL && fp == 2;
+    if (panel) {
+        c.family = BSI_LU_PANEL;
+        c.bucket = n <= 64 ? 64 : n <= 96 ? 96 : 128;
+        c.lanes = c.bucket <= 64 ? 64 : 128;
+    } else if (tile) {
         c.family = BSI_LU_TILE;
         c.bucket = n <= 64 ? (n + 7) / 8 * 8 : (n + 15) / 16 * 16;
         c.lanes = n <= 64 ? 64 : 256;
@@ -147,7 +154,7 @@ static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t 
 {
     if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
     else
-        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : "tile",
+        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : "panel",
                  c.bucket, c.lanes);
     return buf;
 }

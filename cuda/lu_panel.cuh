@@ -1,0 +1,360 @@
+/*
+ * lu_panel.cuh -- blocked right-looking LU for 33 <= n <= 128 (gesv with one
+ * right-hand side, and getrf; PARTIAL and NONE pivoting; lu_dispatch.cuh's
+ * table says for which n): LAPACK's getrf as getf2 + laswp + trsm + gemm on
+ * panels of eight columns, one block per system, the matrix in shared
+ * memory.
+ *
+ * Why: the kernels that eliminate a column per step over the whole trailing
+ * matrix (lu_tile.cuh, lu_large.cu) spend ten instructions of search,
+ * broadcast and bookkeeping per FMA at these sizes, and a barrier per
+ * column.  Here the per-column work is confined to an n x 8 panel, factored
+ * by one warp in registers (a row per lane and slot: pivot search as a
+ * shuffle reduction, the interchange and the rank-1 update without a
+ * barrier); the rest of the matrix is touched once per panel, by all warps:
+ * the panel's interchanges and the triangular solve for U's block row (a
+ * thread per column), then the trailing update A22 -= L21 U12 as 8 x 8
+ * tiles, each a pair of FP64 tensor-core products (mma.m8n8k4, sm_80 on) or
+ * the same arithmetic on the FMA pipes (FP32, and FP64 before sm_80).
+ * Three barriers per eight columns instead of one or more per column.
+ *
+ * Shared memory holds A column-major with leading dimension LD = N + 4:
+ * eight-byte fragment loads of four columns by a half-warp then fall into
+ * distinct banks (LD * 8 mod 128 is 32 or 96).  gesv keeps b as column N and
+ * the panel warp carries it as a ninth panel column, so the forward
+ * substitution (interchanges and L's multipliers) is done with the
+ * factorization; the back substitution runs in one warp from U.
+ *
+ * Numerics: pivots as in lu_large.cu (largest |a|, ties to the lowest row,
+ * NaN below every number), the same reciprocal and tiny-pivot scaling of
+ * the multipliers; interchanges are applied to the panel's columns right of
+ * the step and to the trailing matrix, never to L's earlier columns (L in
+ * LINPACK form, common.cuh's factor storage).  The trailing update sums the
+ * eight products of a panel in the tensor core's order rather than one step
+ * at a time, so the factors agree with the other kernels' to rounding, not
+ * bit for bit.
+ */
+#ifndef BSI_LU_PANEL_CUH
+#define BSI_LU_PANEL_CUH
+
+#include "lu_warp.cuh" /* bsw_lim */
+
+/* Shape of bucket N (the largest n it takes; the kernel works on nn = n
+ * rounded up to whole tiles): NW warps per block, RT panel rows per lane;
+ * shared memory for nn: A and b (column nn) with leading dimension
+ * bsp_ld(nn), reciprocal pivots, tiny flags, pivot rows. */
+template <int N> struct bsp_shape {
+    static constexpr int RT = (N + 31) / 32;   /* panel rows per lane */
+    static constexpr int NW = N <= 64 ? 2 : 4; /* warps per block */
+    static constexpr int NT = 32 * NW;
+    static_assert(N % 32 == 0 && N <= 128, "bucket");
+};
+__host__ __device__ constexpr int bsp_ld(int nn) { return nn + 4; }
+template <typename R> constexpr size_t bsp_smem(int nn) { return (size_t)(nn + 1) * bsp_ld(nn) * sizeof(R) + nn * sizeof(R) + 2 * nn; }
+
+/* C -= A B for one 8 x 8 tile in the fragments of mma.m8n8k4 (FP64): lane
+ * holds a = A[lane / 4][lane % 4], b = B[lane % 4][lane / 4] and c[i] =
+ * C[lane / 4][2 (lane % 4) + i].  Off the tensor cores (FP32, FP64 before
+ * sm_80) each lane gathers its row of A and its columns of B by shuffles. */
+__device__ __forceinline__ void bsp_mma(double &c0, double &c1, double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c0), "+d"(c1)
+        : "d"(-a), "d"(b));
+#else
+    const int lane = threadIdx.x & 31, r4 = lane & ~3, c2 = 8 * (lane & 3);
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        const double am = __shfl_sync(0xffffffffu, a, r4 | m);
+        c0 = fma(-am, __shfl_sync(0xffffffffu, b, c2 | m), c0);
+        c1 = fma(-am, __shfl_sync(0xffffffffu, b, (c2 + 4) | m), c1);
+    }
+#endif
+}
+__device__ __forceinline__ void bsp_mma(float &c0, float &c1, float a, float b)
+{
+    const int lane = threadIdx.x & 31, r4 = lane & ~3, c2 = 8 * (lane & 3);
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        const float am = __shfl_sync(0xffffffffu, a, r4 | m);
+        c0 = fmaf(-am, __shfl_sync(0xffffffffu, b, c2 | m), c0);
+        c1 = fmaf(-am, __shfl_sync(0xffffffffu, b, (c2 + 4) | m), c1);
+    }
+}
+
+/* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp: rows
+ * k0 + lane + 32 t in P[t]; interchanges within the panel, multipliers,
+ * rank-1 updates; the pivot rows to rp, reciprocal pivots to rd, tiny flags
+ * to tf; pinfo: the first zero pivot's step + 1. */
+template <typename R, int N, int OP, int PIV>
+__device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, uint8_t *tf, uint8_t *rp, int &pinfo)
+{
+    using SH = bsp_shape<N>;
+    using L = bsw_lim<R>;
+    constexpr int RT = SH::RT, NC = OP == BSI_OP_GESV ? 9 : 8;
+    const int lane = threadIdx.x & 31, LD = bsp_ld(nn);
+    R P[RT][NC];
+#pragma unroll
+    for (int t = 0; t < RT; t++) {
+        const int r = k0 + lane + 32 * t;
+#pragma unroll
+        for (int c = 0; c < NC; c++) P[t][c] = r < nn ? S[r + (c < 8 ? k0 + c : nn) * LD] : R(0);
+    }
+#pragma unroll
+    for (int kk = 0; kk < 8; kk++) {
+        const int k = k0 + kk;
+        if (k >= n) break;
+        int p = k;
+        if (PIV == BSOLVE_PIVOT_PARTIAL) {
+            R best = R(-1);
+            int key = 0x7fffffff;
+#pragma unroll
+            for (int t = 0; t < RT; t++) {
+                const int r = k0 + lane + 32 * t;
+                const R v = fabs(P[t][kk]);
+                const R c = (r >= k && r < n) ? (v == v ? v : R(-0.5)) : R(-1);
+                const bool take = c > best; /* ties: the lower slot, the lower row */
+                best = take ? c : best;
+                key = take ? r : key;
+            }
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) {
+                const R ob = __shfl_xor_sync(0xffffffffu, best, off);
+                const int ok = __shfl_xor_sync(0xffffffffu, key, off);
+                const bool take = (ob > best) | ((ob == best) & (ok < key));
+                best = take ? ob : best;
+                key = take ? ok : key;
+            }
+            p = key;
+        }
+        const int ol = (p - k0) & 31, ot = (p - k0) >> 5;
+        /* the pivot row's entries of columns kk.., then row k's */
+        R u[NC], o[NC];
+#pragma unroll
+        for (int c = kk; c < NC; c++) {
+            R x = P[0][c];
+#pragma unroll
+            for (int t = 1; t < RT; t++) x = ot == t ? P[t][c] : x;
+            u[c] = __shfl_sync(0xffffffffu, x, ol);
+            o[c] = __shfl_sync(0xffffffffu, P[0][c], kk);
+        }
+        if (p != k) { /* uniform */
+#pragma unroll
+            for (int t = 0; t < RT; t++)
+                if (lane == ol && t == ot)
+#pragma unroll
+                    for (int c = kk; c < NC; c++) P[t][c] = o[c];
+            if (lane == kk)
+#pragma unroll
+                for (int c = kk; c < NC; c++) P[0][c] = u[c];
+        }
+        const R d = u[kk];
+        const bool z = d == R(0);
+        const bool tiny = fabs(d) < L::minnorm() && !z;
+        const R sc = tiny ? L::up() : R(1);
+        const R rinv = R(1) / (z ? R(1) : d * sc);
+        if (z && pinfo == 0) pinfo = k + 1;
+        if (lane == 0) {
+            rd[k] = rinv;
+            tf[k] = tiny;
+            rp[k] = (uint8_t)p;
+        }
+#pragma unroll
+        for (int t = 0; t < RT; t++) {
+            const int r = k0 + lane + 32 * t;
+            if (r > k && r < n) {
+                const R l = (P[t][kk] * sc) * rinv;
+                P[t][kk] = l;
+#pragma unroll
+                for (int c = kk + 1; c < NC; c++) P[t][c] = fma(-l, u[c], P[t][c]);
+            }
+        }
+    }
+#pragma unroll
+    for (int t = 0; t < RT; t++) {
+        const int r = k0 + lane + 32 * t;
+        if (r < nn)
+#pragma unroll
+            for (int c = 0; c < NC; c++) S[r + (c < 8 ? k0 + c : nn) * LD] = P[t][c];
+    }
+}
+
+template <typename R, int N, int OP, int PIV>
+__global__ void __launch_bounds__(bsp_shape<N>::NT) bsp_k(const bsi_lu_args<R> a)
+{
+    using SH = bsp_shape<N>;
+    using L = bsw_lim<R>;
+    constexpr int NT = SH::NT, NW = SH::NW;
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int n = a.n, nn = (n + 7) & ~7, LD = bsp_ld(nn); /* nn: rows and columns of whole tiles */
+    extern __shared__ __align__(16) unsigned char bsp_sm[];
+    R *S = reinterpret_cast<R *>(bsp_sm); /* A, then b as column nn */
+    R *rd = S + (nn + 1) * LD;
+    uint8_t *tf = reinterpret_cast<uint8_t *>(rd + nn), *rp = tf + nn;
+    __shared__ int s_pinfo;
+    const int64_t sys = blockIdx.x;
+
+    /* ---- load (entries of the padding tiles zero) ---- */
+    int bad = 0, badb = 0;
+    {
+        const R *src = a.A + sys * a.va.ks;
+        const int64_t is = a.va.is, js = a.va.js;
+        if (js == 1 && is != 1) { /* row-major: walk rows */
+            for (int e = tid; e < nn * nn; e += NT) {
+                const int i = e / nn, j = e - i * nn;
+                const R v = (i < n && j < n) ? src[i * is + j] : R(0);
+                bad |= !(fabs(v) <= L::maxv());
+                S[i + j * LD] = v;
+            }
+        } else {
+            for (int e = tid; e < nn * nn; e += NT) {
+                const int j = e / nn, i = e - j * nn;
+                const R v = (i < n && j < n) ? src[i * is + j * js] : R(0);
+                bad |= !(fabs(v) <= L::maxv());
+                S[i + j * LD] = v;
+            }
+        }
+        if (OP == BSI_OP_GESV) {
+            const R *bsrc = a.B + sys * a.vb.ks;
+            for (int i = tid; i < nn; i += NT) {
+                const R v = i < n ? bsrc[i * a.vb.is] : R(0);
+                badb |= !(fabs(v) <= L::maxv());
+                S[i + nn * LD] = v;
+            }
+        }
+    }
+    bad = __syncthreads_or(bad);
+    if (OP == BSI_OP_GESV) badb = __syncthreads_or(badb);
+
+    int pinfo = 0; /* warp 0's */
+    for (int k0 = 0; k0 < n; k0 += 8) {
+        if (w == 0) bsp_panel<R, N, OP, PIV>(S, k0, n, nn, rd, tf, rp, pinfo);
+        __syncthreads();
+        const int j0 = k0 + 8;
+        if (j0 >= n) break;
+        /* the panel's interchanges and U12 = L11^-1 A12, a thread per column */
+        for (int j = j0 + tid; j < nn; j += NT) {
+            R *col = S + j * LD;
+            R x[8];
+#pragma unroll
+            for (int kk = 0; kk < 8; kk++) {
+                const int k = k0 + kk;
+                if (PIV == BSOLVE_PIVOT_PARTIAL) {
+                    const int p = rp[k];
+                    const R xp = col[p];
+                    x[kk] = xp;
+                    if (p != k) col[p] = col[k];
+                } else {
+                    x[kk] = col[k];
+                }
+            }
+#pragma unroll
+            for (int i = 1; i < 8; i++)
+#pragma unroll
+                for (int m = 0; m < i; m++) x[i] = fma(-S[k0 + i + (k0 + m) * LD], x[m], x[i]);
+#pragma unroll
+            for (int kk = 0; kk < 8; kk++) col[k0 + kk] = x[kk];
+        }
+        __syncthreads();
+        /* A22 -= L21 U12, 8 x 8 tiles over the warps */
+        {
+            const int t0 = j0 >> 3, m = (nn >> 3) - t0;
+            const int r = lane >> 2, q = lane & 3;
+            for (int t = w; t < m * m; t += NW) {
+                const int ti = t0 + t / m, tj = t0 + t % m;
+                R *C = S + (ti * 8 + r) + (tj * 8 + 2 * q) * LD;
+                R c0 = C[0], c1 = C[LD];
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const R av = S[(ti * 8 + r) + (k0 + 4 * h + q) * LD];
+                    const R bv = S[(k0 + 4 * h + q) + (tj * 8 + r) * LD];
+                    bsp_mma(c0, c1, av, bv);
+                }
+                C[0] = c0;
+                C[LD] = c1;
+            }
+        }
+        __syncthreads();
+    }
+    if (w == 0 && lane == 0) s_pinfo = pinfo;
+    __syncthreads();
+    pinfo = s_pinfo;
+
+    if constexpr (OP == BSI_OP_GETRF) {
+        const int v = bad ? BSOLVE_INFO_NONFINITE : pinfo;
+        if (tid == 0) {
+            a.info[sys] = v;
+            a.finfo[sys] = v;
+        }
+        for (int k = tid; k < n; k += NT) {
+            a.rp[(int64_t)k * a.fld + sys] = PIV == BSOLVE_PIVOT_PARTIAL ? rp[k] : (uint8_t)k;
+            a.cp[(int64_t)k * a.fld + sys] = (uint8_t)k;
+        }
+        R *dst = a.F + sys;
+        for (int e = tid; e < n * n; e += NT) {
+            const int j = e / n, i = e - j * n;
+            dst[(int64_t)e * a.fld] = S[i + j * LD];
+        }
+    } else {
+        /* back substitution in warp 0: rows lane + 32 t of y in registers */
+        if (w != 0) return;
+        constexpr int BT = SH::RT;
+        R bt[BT];
+#pragma unroll
+        for (int t = 0; t < BT; t++) bt[t] = lane + 32 * t < nn ? S[lane + 32 * t + nn * LD] : R(0);
+        /* rows 32 t .. 32 t + 31 in turn (t at compile time: no local memory) */
+#pragma unroll
+        for (int t = BT - 1; t >= 0; t--)
+            for (int i = min(n, 32 * t + 32) - 1; i >= 32 * t; i--) {
+                const int il = i & 31;
+                const R bi = __shfl_sync(0xffffffffu, bt[t], il);
+                const R xi = (bi * (tf[i] ? L::up() : R(1))) * rd[i];
+                if (lane == il) bt[t] = xi;
+                else if (lane < il) bt[t] = fma(-S[lane + 32 * t + i * LD], xi, bt[t]);
+#pragma unroll
+                for (int t2 = 0; t2 < t; t2++) bt[t2] = fma(-S[lane + 32 * t2 + i * LD], xi, bt[t2]);
+            }
+        const int finfo = bad ? BSOLVE_INFO_NONFINITE : pinfo;
+        const bool nanfill = finfo != 0 || badb;
+        R *B = a.B + sys * a.vb.ks;
+#pragma unroll
+        for (int t = 0; t < BT; t++) {
+            const int r = lane + 32 * t;
+            if (r < n) B[r * a.vb.is] = nanfill ? L::nan() : bt[t];
+        }
+        if (a.info && lane == 0) a.info[sys] = badb ? BSOLVE_INFO_NONFINITE : finfo;
+    }
+}
+
+template <typename R, int N, int OP, int PIV> cudaError_t bsp_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    const size_t smem = bsp_smem<R>((a.n + 7) & ~7);
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(bsp_k<R, N, OP, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        /* beyond this device's shared memory per block: the block kernel
+         * takes the call */
+        (void)cudaGetLastError();
+        return bsi_launch_large<R>(OP, a, st);
+    }
+    bsp_k<R, N, OP, PIV><<<(unsigned)a.count, bsp_shape<N>::NT, smem, st>>>(a);
+    return cudaGetLastError();
+}
+
+/* Launch of bucket N (gesv with nrhs == 1, or getrf; PARTIAL or NONE). */
+template <typename R, int N> cudaError_t bsp_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    const bool piv = a.pivot == BSOLVE_PIVOT_PARTIAL;
+    if (op == BSI_OP_GESV)
+        return piv ? bsp_launch_t<R, N, BSI_OP_GESV, BSOLVE_PIVOT_PARTIAL>(a, st)
+                   : bsp_launch_t<R, N, BSI_OP_GESV, BSOLVE_PIVOT_NONE>(a, st);
+    return piv ? bsp_launch_t<R, N, BSI_OP_GETRF, BSOLVE_PIVOT_PARTIAL>(a, st)
+               : bsp_launch_t<R, N, BSI_OP_GETRF, BSOLVE_PIVOT_NONE>(a, st);
+}
+
+#define BSP_BUCKETS(X, R) X(R, 64) X(R, 96) X(R, 128)
+#define BSP_EXTERN(R, N) extern template cudaError_t bsp_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
+#define BSP_INSTANTIATE(R, N) template cudaError_t bsp_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
+
+#endif
