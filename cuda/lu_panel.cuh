@@ -83,6 +83,42 @@ __device__ __forceinline__ void bsp_mma(float &c0, float &c1, float a, float b)
     }
 }
 
+/* Rank of a pivot candidate as an unsigned integer: |a|'s bits (ordered as
+ * the values for non-negative doubles and floats) + 2; NaN 1, below every
+ * number; 0 is left for rows that are not candidates. */
+__device__ __forceinline__ unsigned long long bsp_rank(double v)
+{
+    return v == v ? ((unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffULL) + 2 : 1;
+}
+__device__ __forceinline__ unsigned long long bsp_rank(float v)
+{
+    return v == v ? (unsigned long long)((unsigned)__float_as_int(v) & 0x7fffffffu) + 2 : 1;
+}
+
+/* The warp's pivot row: the largest rank, ties to the lowest row; every lane
+ * gets it.  From sm_80 three warp reductions (redux.sync: the high and low
+ * words of the rank, then the row among the lanes that hold the maximum),
+ * before it a shuffle butterfly. */
+__device__ __forceinline__ int bsp_argmax(unsigned long long best, int row)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned hi = (unsigned)(best >> 32), lo = (unsigned)best;
+    const unsigned mhi = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned mlo = __reduce_max_sync(0xffffffffu, hi == mhi ? lo : 0u);
+    return (int)__reduce_min_sync(0xffffffffu, (hi == mhi && lo == mlo) ? (unsigned)row : 0xffffffffu);
+#else
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const unsigned long long ob = __shfl_xor_sync(0xffffffffu, best, off);
+        const int orow = __shfl_xor_sync(0xffffffffu, row, off);
+        const bool take = (ob > best) | ((ob == best) & (orow < row));
+        best = take ? ob : best;
+        row = take ? orow : row;
+    }
+    return row;
+#endif
+}
+
 /* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp: rows
  * k0 + lane + 32 t in P[t]; interchanges within the panel, multipliers,
  * rank-1 updates; the pivot rows to rp, reciprocal pivots to rd, tiny flags
@@ -105,34 +141,33 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
     for (int kk = 0; kk < 8; kk++) {
         const int k = k0 + kk;
         if (k >= n) break;
+        /* each lane's best candidate (ties: the lower slot, the lower row)
+         * and the reciprocal of its value, computed while the warp reduces */
         int p = k;
+        R dv = P[0][kk];
         if (PIV == BSOLVE_PIVOT_PARTIAL) {
-            R best = R(-1);
-            int key = 0x7fffffff;
+            unsigned long long best = 0;
+            int row = 0x7fffffff;
 #pragma unroll
             for (int t = 0; t < RT; t++) {
                 const int r = k0 + lane + 32 * t;
-                const R v = fabs(P[t][kk]);
-                const R c = (r >= k && r < n) ? (v == v ? v : R(-0.5)) : R(-1);
-                const bool take = c > best; /* ties: the lower slot, the lower row */
+                const unsigned long long c = (r >= k && r < n) ? bsp_rank(P[t][kk]) : 0ULL;
+                const bool take = c > best;
                 best = take ? c : best;
-                key = take ? r : key;
+                row = take ? r : row;
+                dv = take ? P[t][kk] : dv;
             }
-#pragma unroll
-            for (int off = 16; off > 0; off >>= 1) {
-                const R ob = __shfl_xor_sync(0xffffffffu, best, off);
-                const int ok = __shfl_xor_sync(0xffffffffu, key, off);
-                const bool take = (ob > best) | ((ob == best) & (ok < key));
-                best = take ? ob : best;
-                key = take ? ok : key;
-            }
-            p = key;
+            p = bsp_argmax(best, row);
         }
+        const bool z = dv == R(0);
+        const bool tiny = fabs(dv) < L::minnorm() && !z;
+        const R rv = R(1) / (z ? R(1) : dv * (tiny ? L::up() : R(1)));
         const int ol = (p - k0) & 31, ot = (p - k0) >> 5;
-        /* the pivot row's entries of columns kk.., then row k's */
+        /* the pivot row (all panel columns: L stays in the panel's final row
+         * order, as LAPACK's getf2 leaves it), then row k */
         R u[NC], o[NC];
 #pragma unroll
-        for (int c = kk; c < NC; c++) {
+        for (int c = 0; c < NC; c++) {
             R x = P[0][c];
 #pragma unroll
             for (int t = 1; t < RT; t++) x = ot == t ? P[t][c] : x;
@@ -144,20 +179,20 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
             for (int t = 0; t < RT; t++)
                 if (lane == ol && t == ot)
 #pragma unroll
-                    for (int c = kk; c < NC; c++) P[t][c] = o[c];
+                    for (int c = 0; c < NC; c++) P[t][c] = o[c];
             if (lane == kk)
 #pragma unroll
-                for (int c = kk; c < NC; c++) P[0][c] = u[c];
+                for (int c = 0; c < NC; c++) P[0][c] = u[c];
         }
         const R d = u[kk];
-        const bool z = d == R(0);
-        const bool tiny = fabs(d) < L::minnorm() && !z;
-        const R sc = tiny ? L::up() : R(1);
-        const R rinv = R(1) / (z ? R(1) : d * sc);
-        if (z && pinfo == 0) pinfo = k + 1;
+        const R rinv = __shfl_sync(0xffffffffu, rv, ol);
+        const bool zp = d == R(0);
+        const bool tp = fabs(d) < L::minnorm() && !zp;
+        const R sc = tp ? L::up() : R(1);
+        if (zp && pinfo == 0) pinfo = k + 1;
         if (lane == 0) {
             rd[k] = rinv;
-            tf[k] = tiny;
+            tf[k] = tp;
             rp[k] = (uint8_t)p;
         }
 #pragma unroll
@@ -195,24 +230,33 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT) bsp_k(const bsi_lu_args<R> a
     __shared__ int s_pinfo;
     const int64_t sys = blockIdx.x;
 
-    /* ---- load (entries of the padding tiles zero) ---- */
+    /* ---- load (entries of the padding tiles zero): a thread per row (per
+     * column for row-major input, so that a warp reads runs), LV loads
+     * in flight per thread ---- */
+    constexpr int LV = 16;
     int bad = 0, badb = 0;
     {
         const R *src = a.A + sys * a.va.ks;
         const int64_t is = a.va.is, js = a.va.js;
-        if (js == 1 && is != 1) { /* row-major: walk rows */
-            for (int e = tid; e < nn * nn; e += NT) {
-                const int i = e / nn, j = e - i * nn;
-                const R v = (i < n && j < n) ? src[i * is + j] : R(0);
-                bad |= !(fabs(v) <= L::maxv());
-                S[i + j * LD] = v;
-            }
-        } else {
-            for (int e = tid; e < nn * nn; e += NT) {
-                const int j = e / nn, i = e - j * nn;
-                const R v = (i < n && j < n) ? src[i * is + j * js] : R(0);
-                bad |= !(fabs(v) <= L::maxv());
-                S[i + j * LD] = v;
+        const bool rowmaj = js == 1 && is != 1;
+        const int64_t ls = rowmaj ? is : js; /* stride along a thread's line */
+        for (int x = tid; x < nn; x += NT) {
+            const R *line = src + (rowmaj ? x : x * is);
+            R *sl = S + (rowmaj ? x * LD : x);
+            const int ss = rowmaj ? 1 : LD;
+            const bool xin = x < n;
+            for (int y0 = 0; y0 < nn; y0 += LV) {
+                R v[LV];
+#pragma unroll
+                for (int u = 0; u < LV; u++) {
+                    const int y = y0 + u;
+                    v[u] = (xin && y < n) ? line[y * ls] : R(0);
+                }
+#pragma unroll
+                for (int u = 0; u < LV; u++) {
+                    bad |= !(fabs(v[u]) <= L::maxv());
+                    if (y0 + u < nn) sl[(y0 + u) * ss] = v[u];
+                }
             }
         }
         if (OP == BSI_OP_GESV) {
@@ -257,22 +301,39 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT) bsp_k(const bsi_lu_args<R> a
             for (int kk = 0; kk < 8; kk++) col[k0 + kk] = x[kk];
         }
         __syncthreads();
-        /* A22 -= L21 U12, 8 x 8 tiles over the warps */
+        /* A22 -= L21 U12 in 8 x 8 tiles: a warp per tile column (U12's
+         * fragments loaded once), two tiles of it in flight */
         {
-            const int t0 = j0 >> 3, m = (nn >> 3) - t0;
+            const int t0 = j0 >> 3, tn = nn >> 3;
             const int r = lane >> 2, q = lane & 3;
-            for (int t = w; t < m * m; t += NW) {
-                const int ti = t0 + t / m, tj = t0 + t % m;
-                R *C = S + (ti * 8 + r) + (tj * 8 + 2 * q) * LD;
-                R c0 = C[0], c1 = C[LD];
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const R av = S[(ti * 8 + r) + (k0 + 4 * h + q) * LD];
-                    const R bv = S[(k0 + 4 * h + q) + (tj * 8 + r) * LD];
-                    bsp_mma(c0, c1, av, bv);
+            for (int tj = t0 + w; tj < tn; tj += NW) {
+                const R b0 = S[(k0 + q) + (tj * 8 + r) * LD], b1 = S[(k0 + 4 + q) + (tj * 8 + r) * LD];
+                R *Cc = S + r + (tj * 8 + 2 * q) * LD;
+                const R *Ar = S + r + (k0 + q) * LD;
+                int ti = t0;
+                for (; ti + 1 < tn; ti += 2) {
+                    R *C0 = Cc + ti * 8, *C1 = C0 + 8;
+                    const R *A0 = Ar + ti * 8, *A1 = A0 + 8;
+                    R c00 = C0[0], c01 = C0[LD], c10 = C1[0], c11 = C1[LD];
+                    const R a00 = A0[0], a01 = A0[4 * LD], a10 = A1[0], a11 = A1[4 * LD];
+                    bsp_mma(c00, c01, a00, b0);
+                    bsp_mma(c10, c11, a10, b0);
+                    bsp_mma(c00, c01, a01, b1);
+                    bsp_mma(c10, c11, a11, b1);
+                    C0[0] = c00;
+                    C0[LD] = c01;
+                    C1[0] = c10;
+                    C1[LD] = c11;
                 }
-                C[0] = c0;
-                C[LD] = c1;
+                if (ti < tn) {
+                    R *C0 = Cc + ti * 8;
+                    const R *A0 = Ar + ti * 8;
+                    R c00 = C0[0], c01 = C0[LD];
+                    bsp_mma(c00, c01, A0[0], b0);
+                    bsp_mma(c00, c01, A0[4 * LD], b1);
+                    C0[0] = c00;
+                    C0[LD] = c01;
+                }
             }
         }
         __syncthreads();
@@ -290,6 +351,23 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT) bsp_k(const bsi_lu_args<R> a
         for (int k = tid; k < n; k += NT) {
             a.rp[(int64_t)k * a.fld + sys] = PIV == BSOLVE_PIVOT_PARTIAL ? rp[k] : (uint8_t)k;
             a.cp[(int64_t)k * a.fld + sys] = (uint8_t)k;
+        }
+        /* L to LINPACK form (common.cuh's storage): a panel column keeps the
+         * row order of its own step, so the interchanges of the later steps
+         * of its panel are undone on it, a thread per column */
+        if (PIV == BSOLVE_PIVOT_PARTIAL) {
+            for (int j = tid; j < n; j += NT) {
+                const int kend = min((j | 7) + 1, n);
+                for (int k = kend - 1; k > j; k--) {
+                    const int p = rp[k];
+                    if (p != k) {
+                        const R t = S[k + j * LD];
+                        S[k + j * LD] = S[p + j * LD];
+                        S[p + j * LD] = t;
+                    }
+                }
+            }
+            __syncthreads();
         }
         R *dst = a.F + sys;
         for (int e = tid; e < n * n; e += NT) {
