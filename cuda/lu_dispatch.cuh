@@ -25,6 +25,11 @@
  *          NONE, 33 <= n <= 128: a grid of 8 x 8 threads per system (16 x
  *          16 beyond n = 64), the matrix in registers in cyclic tiles;
  *          buckets {40, 48, 56, 64, 80, 96, 112, 128}.
+ *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
+ *          8-column panels factored by one warp in registers, the trailing
+ *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
+ *          the matrix in shared memory; buckets {64, 96, 128} (rows per
+ *          lane of the panel), 2 warps per system up to 64, 4 beyond.
  *
  * Crossovers (H100; gesv, PARTIAL, one right-hand side, interleaved, as a
  * fraction of the copy floor or a ratio of systems per second):
@@ -56,6 +61,14 @@
  *     WARP; n = 97..128: 1.14-1.27x BLOCK.  FP32 keeps WARP at 49..64
  *     (TILE 0.84-1.02x: FP32 rows fit a lane's registers up to 64) and
  *     BLOCK at 65..96 (TILE 0.95-1.02x).
+ *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.3x TILE
+ *     at n = 48, 1.2-1.6x at 56..80, 1.25x at 96, 1.4-1.7x at 112..128
+ *     (NONE 1.5-1.85x; getrf + getrs 1.1-1.15x); FP32 1.1x TILE at 48,
+ *     1.1-1.3x WARP at 56..64, 1.7-1.8x BLOCK at 72..96, 1.15-1.35x TILE
+ *     at 112..128.  At n <= 40 it ran 0.9-1.0x TILE (FP64) and 0.75-0.8x
+ *     (FP32): one warp's panel, a reduction per column, is the critical
+ *     path whatever n, and at small n there is little trailing matrix to
+ *     win it back on.
  */
 #ifndef BSI_LU_DISPATCH_CUH
 #define BSI_LU_DISPATCH_CUH
@@ -109,9 +122,10 @@ BSI_DISPATCH int bsi_lu_bucket(int n)
          : n <= 28 ? 28 : n <= 32 ? 32 : n <= 40 ? 40 : n <= 48 ? 48 : 64;
 }
 
-/* Whether TILE takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
- * NONE, 33 <= n <= 128): the crossovers above. */
-BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return es == 8 || n <= 48 || n > 96; }
+/* Whether TILE, or else PANEL, takes a call they can run (gesv nrhs = 1 or
+ * getrf, PARTIAL or NONE, 33 <= n <= 128): the crossovers above. */
+BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return (void)es, n <= 40; }
+BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
  * bsolve_pivot; force = the context's test-only choices (may be NULL). */
@@ -123,12 +137,11 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     if (fw == 0) warp = warp && n >= (es == 8 ? 13 : 17) && !(pivot == BSOLVE_PIVOT_FULL && n > 48);
     else if (fw == 1) warp = 0;
     struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS};
-    const int ft = force ? force[BSI_FORCE_LU_TILE] : 0;
-    const int tile = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
-                     pivot != BSOLVE_PIVOT_FULL && (ft == 2 || (ft == 0 && fw == 0 && bsi_lu_tile_takes(es, n)));
-    const int fp = force ? force[BSI_FORCE_LU_PANEL] : 0;
-    const int panel = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
-                      pivot != BSOLVE_PIVOT_FULL && fp == 2;
+    const int ft = force ? force[BSI_FORCE_LU_TILE] : 0, fp = force ? force[BSI_FORCE_LU_PANEL] : 0;
+    const int big = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
+                    pivot != BSOLVE_PIVOT_FULL;
+    const int tile = big && (ft == 2 || (ft == 0 && fp != 2 && fw == 0 && bsi_lu_tile_takes(es, n)));
+    const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
     if (panel) {
         c.family = BSI_LU_PANEL;
         c.bucket = n <= 64 ? 64 : n <= 96 ? 96 : 128;

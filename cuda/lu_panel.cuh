@@ -120,9 +120,13 @@ __device__ __forceinline__ int bsp_argmax(unsigned long long best, int row)
 }
 
 /* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp: rows
- * k0 + lane + 32 t in P[t]; interchanges within the panel, multipliers,
- * rank-1 updates; the pivot rows to rp, reciprocal pivots to rd, tiny flags
- * to tf; pinfo: the first zero pivot's step + 1. */
+ * k0 + lane + 32 t in P[t]; interchanges of whole panel rows (L11 and L21
+ * in the panel's final row order, as the trailing update needs them),
+ * multipliers, rank-1 updates; the pivot rows to rp, reciprocal pivots to
+ * rd, tiny flags to tf; pinfo: the first zero pivot's step + 1.  The eight
+ * steps are free of branches (steps past n do nothing through predicates),
+ * so that the compiler can start a step's search while the previous step's
+ * other columns are still being updated. */
 template <typename R, int N, int OP, int PIV>
 __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, uint8_t *tf, uint8_t *rp, int &pinfo)
 {
@@ -137,10 +141,12 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
 #pragma unroll
         for (int c = 0; c < NC; c++) P[t][c] = r < nn ? S[r + (c < 8 ? k0 + c : nn) * LD] : R(0);
     }
+    R my_rd = R(1); /* lane kk keeps step kk's results, stored after the panel */
+    int my_p = k0 + lane, my_tf = 0;
 #pragma unroll
     for (int kk = 0; kk < 8; kk++) {
         const int k = k0 + kk;
-        if (k >= n) break;
+        const bool live = k < n;
         /* each lane's best candidate (ties: the lower slot, the lower row)
          * and the reciprocal of its value, computed while the warp reduces */
         int p = k;
@@ -157,54 +163,53 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
                 row = take ? r : row;
                 dv = take ? P[t][kk] : dv;
             }
-            p = bsp_argmax(best, row);
+            const int am = bsp_argmax(best, row);
+            p = live ? am : k;
         }
         const bool z = dv == R(0);
         const bool tiny = fabs(dv) < L::minnorm() && !z;
         const R rv = R(1) / (z ? R(1) : dv * (tiny ? L::up() : R(1)));
         const int ol = (p - k0) & 31, ot = (p - k0) >> 5;
-        /* the pivot row (all panel columns: L stays in the panel's final row
-         * order, as LAPACK's getf2 leaves it), then row k */
-        R u[NC], o[NC];
+        /* rows p and k exchanged in every panel column (p == k: both writes
+         * put row k back); u: the pivot row, for the update */
+        R u[NC];
 #pragma unroll
         for (int c = 0; c < NC; c++) {
             R x = P[0][c];
 #pragma unroll
             for (int t = 1; t < RT; t++) x = ot == t ? P[t][c] : x;
             u[c] = __shfl_sync(0xffffffffu, x, ol);
-            o[c] = __shfl_sync(0xffffffffu, P[0][c], kk);
-        }
-        if (p != k) { /* uniform */
+            const R o = __shfl_sync(0xffffffffu, P[0][c], kk);
 #pragma unroll
-            for (int t = 0; t < RT; t++)
-                if (lane == ol && t == ot)
-#pragma unroll
-                    for (int c = 0; c < NC; c++) P[t][c] = o[c];
-            if (lane == kk)
-#pragma unroll
-                for (int c = 0; c < NC; c++) P[0][c] = u[c];
+            for (int t = 0; t < RT; t++) P[t][c] = (lane == ol && t == ot) ? o : P[t][c];
+            P[0][c] = lane == kk ? u[c] : P[0][c];
         }
         const R d = u[kk];
         const R rinv = __shfl_sync(0xffffffffu, rv, ol);
         const bool zp = d == R(0);
         const bool tp = fabs(d) < L::minnorm() && !zp;
         const R sc = tp ? L::up() : R(1);
-        if (zp && pinfo == 0) pinfo = k + 1;
-        if (lane == 0) {
-            rd[k] = rinv;
-            tf[k] = tp;
-            rp[k] = (uint8_t)p;
-        }
+        pinfo = (live && zp && pinfo == 0) ? k + 1 : pinfo;
+        my_rd = lane == kk ? rinv : my_rd;
+        my_tf = lane == kk ? (int)tp : my_tf;
+        my_p = lane == kk ? p : my_p;
+        /* multipliers; rows that are not below the pivot get 0, which leaves
+         * them unchanged (the pivot row's entries are finite unless the
+         * system has overflowed already) */
 #pragma unroll
         for (int t = 0; t < RT; t++) {
             const int r = k0 + lane + 32 * t;
-            if (r > k && r < n) {
-                const R l = (P[t][kk] * sc) * rinv;
-                P[t][kk] = l;
+            const bool below = r > k && r < n;
+            const R l = below ? (P[t][kk] * sc) * rinv : R(0);
+            P[t][kk] = below ? l : P[t][kk];
 #pragma unroll
-                for (int c = kk + 1; c < NC; c++) P[t][c] = fma(-l, u[c], P[t][c]);
-            }
+            for (int c = kk + 1; c < NC; c++) P[t][c] = fma(-l, u[c], P[t][c]);
         }
+    }
+    if (lane < 8 && k0 + lane < n) {
+        rd[k0 + lane] = my_rd;
+        tf[k0 + lane] = (uint8_t)my_tf;
+        rp[k0 + lane] = (uint8_t)my_p;
     }
 #pragma unroll
     for (int t = 0; t < RT; t++) {
@@ -216,7 +221,7 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
 }
 
 template <typename R, int N, int OP, int PIV>
-__global__ void __launch_bounds__(bsp_shape<N>::NT) bsp_k(const bsi_lu_args<R> a)
+__global__ void __launch_bounds__(bsp_shape<N>::NT, 1) bsp_k(const bsi_lu_args<R> a)
 {
     using SH = bsp_shape<N>;
     using L = bsw_lim<R>;
