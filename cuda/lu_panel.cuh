@@ -47,6 +47,11 @@ template <int N> struct bsp_shape {
     static constexpr int RT = (N + 31) / 32;   /* panel rows per lane */
     static constexpr int NW = N <= 64 ? 2 : 4; /* warps per block */
     static constexpr int NT = 32 * NW;
+    /* blocks per SM the registers must allow, about what the shared memory
+     * allows at the bucket's orders (FP64 n = 64: 36 KB, n = 80: 54 KB),
+     * with registers enough for the panel not to spill (128 spilled at
+     * N = 64 and 96) */
+    static constexpr int MINB = N == 64 ? 6 : N == 96 ? 3 : 2;
     static_assert(N % 32 == 0 && N <= 128, "bucket");
 };
 __host__ __device__ constexpr int bsp_ld(int nn) { return nn + 4; }
@@ -119,6 +124,22 @@ __device__ __forceinline__ int bsp_argmax(unsigned long long best, int row)
 #endif
 }
 
+/* Column c of the panel rows: the pivot row (lane ol, slot ot) and row k
+ * (lane kk = k - k0, slot 0) exchanged; u: the pivot row's entry, in every
+ * lane. */
+template <typename R, int RT, int NC>
+__device__ __forceinline__ void bsp_swap(R (&P)[RT][NC], int c, int ol, int ot, int lane, R &u, int kk)
+{
+    R x = P[0][c];
+#pragma unroll
+    for (int t = 1; t < RT; t++) x = ot == t ? P[t][c] : x;
+    u = __shfl_sync(0xffffffffu, x, ol);
+    const R o = __shfl_sync(0xffffffffu, P[0][c], kk);
+#pragma unroll
+    for (int t = 0; t < RT; t++) P[t][c] = (lane == ol && t == ot) ? o : P[t][c];
+    P[0][c] = lane == kk ? u : P[0][c];
+}
+
 /* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp: rows
  * k0 + lane + 32 t in P[t]; interchanges of whole panel rows (L11 and L21
  * in the panel's final row order, as the trailing update needs them),
@@ -171,20 +192,11 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
         const R rv = R(1) / (z ? R(1) : dv * (tiny ? L::up() : R(1)));
         const int ol = (p - k0) & 31, ot = (p - k0) >> 5;
         /* rows p and k exchanged in every panel column (p == k: both writes
-         * put row k back); u: the pivot row, for the update */
-        R u[NC];
-#pragma unroll
-        for (int c = 0; c < NC; c++) {
-            R x = P[0][c];
-#pragma unroll
-            for (int t = 1; t < RT; t++) x = ot == t ? P[t][c] : x;
-            u[c] = __shfl_sync(0xffffffffu, x, ol);
-            const R o = __shfl_sync(0xffffffffu, P[0][c], kk);
-#pragma unroll
-            for (int t = 0; t < RT; t++) P[t][c] = (lane == ol && t == ot) ? o : P[t][c];
-            P[0][c] = lane == kk ? u[c] : P[0][c];
-        }
-        const R d = u[kk];
+         * put row k back), column kk first (the pivot, the multipliers),
+         * then the columns right of it (their update, kk + 1 first: the next
+         * step's search waits on it), then those left of it */
+        R d;
+        bsp_swap(P, kk, ol, ot, lane, d, kk);
         const R rinv = __shfl_sync(0xffffffffu, rv, ol);
         const bool zp = d == R(0);
         const bool tp = fabs(d) < L::minnorm() && !zp;
@@ -196,14 +208,25 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
         /* multipliers; rows that are not below the pivot get 0, which leaves
          * them unchanged (the pivot row's entries are finite unless the
          * system has overflowed already) */
+        R l[RT];
 #pragma unroll
         for (int t = 0; t < RT; t++) {
             const int r = k0 + lane + 32 * t;
             const bool below = r > k && r < n;
-            const R l = below ? (P[t][kk] * sc) * rinv : R(0);
-            P[t][kk] = below ? l : P[t][kk];
+            l[t] = below ? (P[t][kk] * sc) * rinv : R(0);
+            P[t][kk] = below ? l[t] : P[t][kk];
+        }
 #pragma unroll
-            for (int c = kk + 1; c < NC; c++) P[t][c] = fma(-l, u[c], P[t][c]);
+        for (int c = kk + 1; c < NC; c++) {
+            R u;
+            bsp_swap(P, c, ol, ot, lane, u, kk);
+#pragma unroll
+            for (int t = 0; t < RT; t++) P[t][c] = fma(-l[t], u, P[t][c]);
+        }
+#pragma unroll
+        for (int c = 0; c < kk; c++) {
+            R u;
+            bsp_swap(P, c, ol, ot, lane, u, kk);
         }
     }
     if (lane < 8 && k0 + lane < n) {
@@ -220,8 +243,46 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
     }
 }
 
+/* A22 -= L21 U12 (panel k0) on the 8 x 8 tiles (ti, tj) with tj = tj0,
+ * tj0 + tjs, ... < tj1 and ti = ti0, ti0 + tis, ... < tn, by one warp:
+ * U12's fragments loaded once per tile column, two tiles in flight. */
+template <typename R>
+__device__ __forceinline__ void bsp_gemm(R *S, int LD, int k0, int tn, int tj0, int tj1, int tjs, int ti0, int tis)
+{
+    const int lane = threadIdx.x & 31, r = lane >> 2, q = lane & 3;
+    for (int tj = tj0; tj < tj1; tj += tjs) {
+        const R b0 = S[(k0 + q) + (tj * 8 + r) * LD], b1 = S[(k0 + 4 + q) + (tj * 8 + r) * LD];
+        R *Cc = S + r + (tj * 8 + 2 * q) * LD;
+        const R *Ar = S + r + (k0 + q) * LD;
+        int ti = ti0;
+        for (; ti + tis < tn; ti += 2 * tis) {
+            R *C0 = Cc + ti * 8, *C1 = Cc + (ti + tis) * 8;
+            const R *A0 = Ar + ti * 8, *A1 = Ar + (ti + tis) * 8;
+            R c00 = C0[0], c01 = C0[LD], c10 = C1[0], c11 = C1[LD];
+            const R a00 = A0[0], a01 = A0[4 * LD], a10 = A1[0], a11 = A1[4 * LD];
+            bsp_mma(c00, c01, a00, b0);
+            bsp_mma(c10, c11, a10, b0);
+            bsp_mma(c00, c01, a01, b1);
+            bsp_mma(c10, c11, a11, b1);
+            C0[0] = c00;
+            C0[LD] = c01;
+            C1[0] = c10;
+            C1[LD] = c11;
+        }
+        if (ti < tn) {
+            R *C0 = Cc + ti * 8;
+            const R *A0 = Ar + ti * 8;
+            R c00 = C0[0], c01 = C0[LD];
+            bsp_mma(c00, c01, A0[0], b0);
+            bsp_mma(c00, c01, A0[4 * LD], b1);
+            C0[0] = c00;
+            C0[LD] = c01;
+        }
+    }
+}
+
 template <typename R, int N, int OP, int PIV>
-__global__ void __launch_bounds__(bsp_shape<N>::NT, 1) bsp_k(const bsi_lu_args<R> a)
+__global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(const bsi_lu_args<R> a)
 {
     using SH = bsp_shape<N>;
     using L = bsw_lim<R>;
@@ -277,11 +338,10 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, 1) bsp_k(const bsi_lu_args<R
     if (OP == BSI_OP_GESV) badb = __syncthreads_or(badb);
 
     int pinfo = 0; /* warp 0's */
-    for (int k0 = 0; k0 < n; k0 += 8) {
-        if (w == 0) bsp_panel<R, N, OP, PIV>(S, k0, n, nn, rd, tf, rp, pinfo);
-        __syncthreads();
+    if (w == 0) bsp_panel<R, N, OP, PIV>(S, 0, n, nn, rd, tf, rp, pinfo);
+    __syncthreads();
+    for (int k0 = 0; k0 + 8 < n; k0 += 8) {
         const int j0 = k0 + 8;
-        if (j0 >= n) break;
         /* the panel's interchanges and U12 = L11^-1 A12, a thread per column */
         for (int j = j0 + tid; j < nn; j += NT) {
             R *col = S + j * LD;
@@ -306,41 +366,15 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, 1) bsp_k(const bsi_lu_args<R
             for (int kk = 0; kk < 8; kk++) col[k0 + kk] = x[kk];
         }
         __syncthreads();
-        /* A22 -= L21 U12 in 8 x 8 tiles: a warp per tile column (U12's
-         * fragments loaded once), two tiles of it in flight */
-        {
-            const int t0 = j0 >> 3, tn = nn >> 3;
-            const int r = lane >> 2, q = lane & 3;
-            for (int tj = t0 + w; tj < tn; tj += NW) {
-                const R b0 = S[(k0 + q) + (tj * 8 + r) * LD], b1 = S[(k0 + 4 + q) + (tj * 8 + r) * LD];
-                R *Cc = S + r + (tj * 8 + 2 * q) * LD;
-                const R *Ar = S + r + (k0 + q) * LD;
-                int ti = t0;
-                for (; ti + 1 < tn; ti += 2) {
-                    R *C0 = Cc + ti * 8, *C1 = C0 + 8;
-                    const R *A0 = Ar + ti * 8, *A1 = A0 + 8;
-                    R c00 = C0[0], c01 = C0[LD], c10 = C1[0], c11 = C1[LD];
-                    const R a00 = A0[0], a01 = A0[4 * LD], a10 = A1[0], a11 = A1[4 * LD];
-                    bsp_mma(c00, c01, a00, b0);
-                    bsp_mma(c10, c11, a10, b0);
-                    bsp_mma(c00, c01, a01, b1);
-                    bsp_mma(c10, c11, a11, b1);
-                    C0[0] = c00;
-                    C0[LD] = c01;
-                    C1[0] = c10;
-                    C1[LD] = c11;
-                }
-                if (ti < tn) {
-                    R *C0 = Cc + ti * 8;
-                    const R *A0 = Ar + ti * 8;
-                    R c00 = C0[0], c01 = C0[LD];
-                    bsp_mma(c00, c01, A0[0], b0);
-                    bsp_mma(c00, c01, A0[4 * LD], b1);
-                    C0[0] = c00;
-                    C0[LD] = c01;
-                }
-            }
-        }
+        /* A22 -= L21 U12: first the next panel's tile column, by all warps;
+         * then warp 0 factors the next panel while the others update the
+         * rest (lookahead: the panel's chain of reductions, the critical
+         * path, overlaps the bulk of the update) */
+        const int t0 = j0 >> 3, tn = nn >> 3;
+        bsp_gemm(S, LD, k0, tn, t0, t0 + 1, 1, t0 + w, NW);
+        __syncthreads();
+        if (w == 0) bsp_panel<R, N, OP, PIV>(S, j0, n, nn, rd, tf, rp, pinfo);
+        else bsp_gemm(S, LD, k0, tn, t0 + w, tn, NW - 1, t0, 1);
         __syncthreads();
     }
     if (w == 0 && lane == 0) s_pinfo = pinfo;
