@@ -61,14 +61,13 @@
  *     WARP; n = 97..128: 1.14-1.27x BLOCK.  FP32 keeps WARP at 49..64
  *     (TILE 0.84-1.02x: FP32 rows fit a lane's registers up to 64) and
  *     BLOCK at 65..96 (TILE 0.95-1.02x).
- *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.3x TILE
- *     at n = 48, 1.2-1.6x at 56..80, 1.25x at 96, 1.4-1.7x at 112..128
- *     (NONE 1.5-1.85x; getrf + getrs 1.1-1.15x); FP32 1.1x TILE at 48,
- *     1.1-1.3x WARP at 56..64, 1.7-1.8x BLOCK at 72..96, 1.15-1.35x TILE
- *     at 112..128.  At n <= 40 it ran 0.9-1.0x TILE (FP64) and 0.75-0.8x
- *     (FP32): one warp's panel, a reduction per column, is the critical
- *     path whatever n, and at small n there is little trailing matrix to
- *     win it back on.
+ *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.4x TILE
+ *     at n = 48, 1.6-1.8x at 64..80, 1.5x at 96, 1.6x at 128 (NONE 1.4-2.0x,
+ *     getrf + getrs 1.0-1.25x); FP32 1.2x TILE at 48, 1.4x WARP at 64,
+ *     1.7-2.1x BLOCK at 80..96, 1.4x TILE at 128.  At n <= 40 it ran
+ *     0.9-1.0x TILE (FP64) and 0.75-0.8x (FP32): one warp's panel, a
+ *     reduction per column, is the critical path whatever n, and at small
+ *     n there is little trailing matrix to win it back on.
  */
 #ifndef BSI_LU_DISPATCH_CUH
 #define BSI_LU_DISPATCH_CUH
