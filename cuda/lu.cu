@@ -9,6 +9,7 @@
 #include "common.cuh"
 #include "hostpath.cuh"
 #include "lu_dispatch.cuh"
+#include "lu_panel.cuh"
 #include "lu_small.cuh"
 #include "lu_tile.cuh"
 #include "lu_warp.cuh"
@@ -18,6 +19,8 @@ BSW_BUCKETS(BSW_EXTERN, float)
 BSW_EXTERN(float, 64)
 BST_BUCKETS(BST_EXTERN, double)
 BST_BUCKETS(BST_EXTERN, float)
+BSP_BUCKETS(BSP_EXTERN, double)
+BSP_BUCKETS(BSP_EXTERN, float)
 
 template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
@@ -30,6 +33,16 @@ template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R>
     case 96: return bst_launch_n<R, 96>(op, a, s);
     case 112: return bst_launch_n<R, 112>(op, a, s);
     case 128: return bst_launch_n<R, 128>(op, a, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+template <typename R> static cudaError_t bsp_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
+{
+    switch (N) {
+    case 64: return bsp_launch_n<R, 64>(op, a, s);
+    case 96: return bsp_launch_n<R, 96>(op, a, s);
+    case 128: return bsp_launch_n<R, 128>(op, a, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -85,6 +98,7 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     case BSI_LU_WARP: return bsw_launch<R>(op, a, c.bucket, s);
     case BSI_LU_TEAM: return bsi_launch_small<R>(op, a, c.bucket, s);
     case BSI_LU_TILE: return bst_launch<R>(op, a, c.bucket, s);
+    case BSI_LU_PANEL: return bsp_launch<R>(op, a, c.bucket, s);
     default: return bsi_launch_large<R>(op, a, s);
     }
 }

@@ -25,6 +25,11 @@
  *          NONE, 33 <= n <= 128: a grid of 8 x 8 threads per system (16 x
  *          16 beyond n = 64), the matrix in registers in cyclic tiles;
  *          buckets {40, 48, 56, 64, 80, 96, 112, 128}.
+ *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
+ *          8-column panels factored by one warp in registers, the trailing
+ *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
+ *          the matrix in shared memory; buckets {64, 96, 128} (rows per
+ *          lane of the panel), 2 warps per system up to 64, 4 beyond.
  *
  * Crossovers (H100; gesv, PARTIAL, one right-hand side, interleaved, as a
  * fraction of the copy floor or a ratio of systems per second):
@@ -56,6 +61,13 @@
  *     WARP; n = 97..128: 1.14-1.27x BLOCK.  FP32 keeps WARP at 49..64
  *     (TILE 0.84-1.02x: FP32 rows fit a lane's registers up to 64) and
  *     BLOCK at 65..96 (TILE 0.95-1.02x).
+ *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.4x TILE
+ *     at n = 48, 1.6-1.8x at 64..80, 1.5x at 96, 1.6x at 128 (NONE 1.4-2.0x,
+ *     getrf + getrs 1.0-1.25x); FP32 1.2x TILE at 48, 1.4x WARP at 64,
+ *     1.7-2.1x BLOCK at 80..96, 1.4x TILE at 128.  At n <= 40 it ran
+ *     0.9-1.0x TILE (FP64) and 0.75-0.8x (FP32): one warp's panel, a
+ *     reduction per column, is the critical path whatever n, and at small
+ *     n there is little trailing matrix to win it back on.
  */
 #ifndef BSI_LU_DISPATCH_CUH
 #define BSI_LU_DISPATCH_CUH
@@ -75,7 +87,7 @@
 /* Operations of the LU kernels (template and run-time argument op). */
 enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
 
-enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4 };
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5 };
 
 #define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
@@ -109,9 +121,10 @@ BSI_DISPATCH int bsi_lu_bucket(int n)
          : n <= 28 ? 28 : n <= 32 ? 32 : n <= 40 ? 40 : n <= 48 ? 48 : 64;
 }
 
-/* Whether TILE takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
- * NONE, 33 <= n <= 128): the crossovers above. */
-BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return es == 8 || n <= 48 || n > 96; }
+/* Whether TILE, or else PANEL, takes a call they can run (gesv nrhs = 1 or
+ * getrf, PARTIAL or NONE, 33 <= n <= 128): the crossovers above. */
+BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return (void)es, n <= 40; }
+BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
  * bsolve_pivot; force = the context's test-only choices (may be NULL). */
@@ -123,10 +136,16 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     if (fw == 0) warp = warp && n >= (es == 8 ? 13 : 17) && !(pivot == BSOLVE_PIVOT_FULL && n > 48);
     else if (fw == 1) warp = 0;
     struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS};
-    const int ft = force ? force[BSI_FORCE_LU_TILE] : 0;
-    const int tile = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
-                     pivot != BSOLVE_PIVOT_FULL && (ft == 2 || (ft == 0 && fw == 0 && bsi_lu_tile_takes(es, n)));
-    if (tile) {
+    const int ft = force ? force[BSI_FORCE_LU_TILE] : 0, fp = force ? force[BSI_FORCE_LU_PANEL] : 0;
+    const int big = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
+                    pivot != BSOLVE_PIVOT_FULL;
+    const int tile = big && (ft == 2 || (ft == 0 && fp != 2 && fw == 0 && bsi_lu_tile_takes(es, n)));
+    const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
+    if (panel) {
+        c.family = BSI_LU_PANEL;
+        c.bucket = n <= 64 ? 64 : n <= 96 ? 96 : 128;
+        c.lanes = c.bucket <= 64 ? 64 : 128;
+    } else if (tile) {
         c.family = BSI_LU_TILE;
         c.bucket = n <= 64 ? (n + 7) / 8 * 8 : (n + 15) / 16 * 16;
         c.lanes = n <= 64 ? 64 : 256;
@@ -147,7 +166,7 @@ static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t 
 {
     if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
     else
-        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : "tile",
+        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : "panel",
                  c.bucket, c.lanes);
     return buf;
 }

@@ -16,8 +16,9 @@
  * Then, on n = 9..64 (quick settings), the kernel choices forced on the
  * context (bsi_test_force): without the row-per-lane kernel (lu_warp.cuh),
  * with it on every order it has a bucket for, and the register-tile kernel
- * (lu_tile.cuh) on n = 33..128.  BSOLVE_TEST_CONFIG=0 runs the table's
- * kernels only, =1..3 one forced configuration only.
+ * (lu_tile.cuh) and the blocked panel kernel (lu_panel.cuh) on n = 33..128.
+ * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..4 one forced
+ * configuration only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -398,13 +399,13 @@ int main(void)
     q = getenv("BSOLVE_TEST_SANITIZE");
     sanitize = q && *q && strcmp(q, "0") ? atoi(q) : 0;
     if (sanitize) quick = 1;
-    /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and both forced
-     * configurations (only the table's under BSOLVE_TEST_SANITIZE); 0 the
-     * table's only; 1..3 that forced configuration only */
+    /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and every forced
+     * configuration (only the table's under BSOLVE_TEST_SANITIZE); 0 the
+     * table's only; 1..4 that forced configuration only */
     q = getenv("BSOLVE_TEST_CONFIG");
     const int only = q && *q && strcmp(q, "all") ? atoi(q) : -1;
-    if (only > 3 || only < -1) {
-        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0, 1, 2 or 3\n", q);
+    if (only > 4 || only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0, 1, 2, 3 or 4\n", q);
         return 1;
     }
     bsolve_ctx *gpu = NULL, *cpu = NULL;
@@ -452,9 +453,10 @@ int main(void)
         {"without the row-per-lane kernel", BSI_FORCE_LU_WARP, 1, ns_forced, (int)(sizeof ns_forced / sizeof *ns_forced)},
         {"the row-per-lane kernel wherever it has a bucket", BSI_FORCE_LU_WARP, 2, ns_forced,
          (int)(sizeof ns_forced / sizeof *ns_forced)},
-        {"the register-tile kernel wherever it runs", BSI_FORCE_LU_TILE, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)}};
+        {"the register-tile kernel wherever it runs", BSI_FORCE_LU_TILE, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
+        {"the blocked panel kernel wherever it runs", BSI_FORCE_LU_PANEL, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)}};
     const int quick0 = quick;
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < (int)(sizeof configs / sizeof *configs); c++) {
         if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize)) continue;
         quick = 1;
         g_cfg = configs[c].what;
@@ -462,7 +464,11 @@ int main(void)
         CHECK(bsi_test_force(gpu, configs[c].knob, configs[c].value) == 0, "bsi_test_force");
         printf("== gpu_lu (quick), configuration %d: %s\n", c + 1, configs[c].what);
         fflush(stdout);
-        run_sizes(cpu, gpu, us, configs[c].ns, configs[c].nn);
+        /* under a sanitizer, a few orders across the 33..128 buckets (two
+         * under racecheck, the slowest) */
+        static const int ns_sanf[] = {57, 100, 40, 128};
+        if (sanitize) run_sizes(cpu, gpu, us, ns_sanf, sanitize == 2 ? 2 : (int)(sizeof ns_sanf / sizeof *ns_sanf));
+        else run_sizes(cpu, gpu, us, configs[c].ns, configs[c].nn);
         bsi_test_force(gpu, configs[c].knob, 0);
     }
     quick = quick0;

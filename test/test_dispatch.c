@@ -69,15 +69,21 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
         TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
                   "%s: tile kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
         break;
+    case BSI_LU_PANEL:
+        TL_EXPECT(n >= 33 && c.bucket >= n && (c.bucket == 64 || c.bucket == 96 || c.bucket == 128) &&
+                      c.bucket - n < 32 && c.lanes == (c.bucket <= 64 ? 64 : 128),
+                  "%s: panel bucket %d T %d", what, c.bucket, c.lanes);
+        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
+                  "%s: panel kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
+        break;
     default: TL_EXPECT(0, "%s: family %d", what, c.family);
     }
 }
 
 /* The register-tile kernel takes gesv nrhs = 1 and getrf, PARTIAL or NONE,
- * on n = 33..128 (into each of its buckets): by the table's choice FP64
- * everywhere there and FP32 outside 49..96 (lu_dispatch.cuh's crossovers),
- * and only where the row-per-lane kernel is not forced; forced on,
- * everywhere; forced off, nowhere. */
+ * on n = 33..128 (into each of its buckets): by the table's choice on n =
+ * 33..40 (lu_dispatch.cuh's crossovers), and only where the row-per-lane
+ * kernel is not forced; forced on, everywhere; forced off, nowhere. */
 START_TEST(t_lu_tile)
 {
     int force[BSI_FORCE_COUNT + 1];
@@ -97,13 +103,50 @@ START_TEST(t_lu_tile)
                             lu_valid(c, es, op, n, nrhs, pv, what);
                             const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 &&
                                             n <= 128 && pv != BSOLVE_PIVOT_FULL;
-                            const int takes = can && (f == 2 || (f == 0 && (es == 8 || n <= 48 || n > 96)));
+                            const int takes = can && (f == 2 || (f == 0 && n <= 40));
                             TL_EXPECT((c.family == BSI_LU_TILE) == takes, "%s: tile kernel %s", what,
                                       takes ? "not chosen" : "chosen");
                             if (c.family == BSI_LU_TILE) reached[c.bucket] = 1;
                         }
     }
     for (int N = 40; N <= 128; N += N < 64 ? 8 : 16) TL_EXPECT(reached[N], "tile bucket %d never chosen", N);
+}
+END_TEST
+
+/* The blocked panel kernel: the same calls as the register-tile kernel, by
+ * the table's choice on n = 41..128, forced on everywhere (where TILE is not
+ * forced too), forced off nowhere; buckets 64, 96, 128. */
+START_TEST(t_lu_panel)
+{
+    int force[BSI_FORCE_COUNT + 1];
+    int reached[129] = {0};
+    for (int f = 0; f <= 2; f++) {
+        memset(force, 0, sizeof force);
+        force[BSI_FORCE_LU_PANEL] = f;
+        for (int es = 4; es <= 8; es += 4)
+            for (int op = 0; op < 3; op++)
+                for (int n = 1; n <= BSOLVE_MAX_N; n++)
+                    for (int nrhs = 1; nrhs <= 2; nrhs++)
+                        for (int pv = 0; pv < 3; pv++) {
+                            char what[96];
+                            snprintf(what, sizeof what, "panel %d es %d %s n %d nrhs %d pivot %d", f, es, lu_op[op], n,
+                                     nrhs, pv);
+                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
+                            lu_valid(c, es, op, n, nrhs, pv, what);
+                            const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 &&
+                                            n <= 128 && pv != BSOLVE_PIVOT_FULL;
+                            const int takes = can && (f == 2 || (f == 0 && n > 40));
+                            TL_EXPECT((c.family == BSI_LU_PANEL) == takes, "%s: panel kernel %s", what,
+                                      takes ? "not chosen" : "chosen");
+                            if (c.family == BSI_LU_PANEL) reached[c.bucket] = 1;
+                        }
+    }
+    TL_EXPECT(reached[64] && reached[96] && reached[128], "a panel bucket never chosen");
+    memset(force, 0, sizeof force);
+    force[BSI_FORCE_LU_PANEL] = 2;
+    force[BSI_FORCE_LU_TILE] = 2;
+    TL_EXPECT(bsi_lu_dispatch(8, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, force).family == BSI_LU_TILE,
+              "TILE forced wins over PANEL forced");
 }
 END_TEST
 
@@ -157,19 +200,22 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
         {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 20, 8},
         {8, BSI_OP_GETRF, 48, 0, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 48, 64},
-        {8, BSI_OP_GETRF, 49, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 56, 64},
+        {8, BSI_OP_GETRF, 49, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 64, 64},
         {8, BSI_OP_GESV, 33, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 40, 64},
-        {8, BSI_OP_GESV, 128, 1, BSOLVE_PIVOT_NONE, BSI_LU_TILE, 128, 256},
+        {8, BSI_OP_GESV, 40, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 40, 64},
+        {8, BSI_OP_GESV, 41, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 64, 64},
+        {8, BSI_OP_GESV, 128, 1, BSOLVE_PIVOT_NONE, BSI_LU_PANEL, 128, 128},
         {8, BSI_OP_GESV, 100, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
         {8, BSI_OP_GESV, 33, 2, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
         {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
-        {4, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 64, 64},
+        {4, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 64, 64},
         {4, BSI_OP_GESV, 49, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
-        {4, BSI_OP_GESV, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_BLOCK, 0, 128},
-        {4, BSI_OP_GESV, 48, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 48, 64},
-        {4, BSI_OP_GESV, 96, 1, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
-        {4, BSI_OP_GETRF, 97, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 112, 256},
+        {4, BSI_OP_GESV, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 96, 128},
+        {4, BSI_OP_GESV, 40, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 40, 64},
+        {4, BSI_OP_GESV, 48, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 64, 64},
+        {4, BSI_OP_GESV, 96, 1, BSOLVE_PIVOT_NONE, BSI_LU_PANEL, 96, 128},
+        {4, BSI_OP_GETRF, 97, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 128, 128},
     };
     for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
         const struct bsi_lu_choice c = bsi_lu_dispatch(pin[i].es, pin[i].op, pin[i].n, pin[i].nrhs, pin[i].pv, NULL);
@@ -460,6 +506,7 @@ static Suite *suite(void)
     TCase *tc = tl_tcase("dispatch");
     tcase_add_test(tc, t_lu_table);
     tcase_add_test(tc, t_lu_tile);
+    tcase_add_test(tc, t_lu_panel);
     tcase_add_test(tc, t_qr_table);
     suite_add_tcase(s, tc);
     return s;

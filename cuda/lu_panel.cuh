@@ -1,0 +1,477 @@
+/*
+ * lu_panel.cuh -- blocked right-looking LU for 33 <= n <= 128 (gesv with one
+ * right-hand side, and getrf; PARTIAL and NONE pivoting; lu_dispatch.cuh's
+ * table says for which n): LAPACK's getrf as getf2 + laswp + trsm + gemm on
+ * panels of eight columns, one block per system, the matrix in shared
+ * memory.
+ *
+ * Why: the kernels that eliminate a column per step over the whole trailing
+ * matrix (lu_tile.cuh, lu_large.cu) spend ten instructions of search,
+ * broadcast and bookkeeping per FMA at these sizes, and a barrier per
+ * column.  Here the per-column work is confined to an n x 8 panel, factored
+ * by one warp in registers (a row per lane and slot: pivot search as a
+ * shuffle reduction, the interchange and the rank-1 update without a
+ * barrier); the rest of the matrix is touched once per panel, by all warps:
+ * the panel's interchanges and the triangular solve for U's block row (a
+ * thread per column), then the trailing update A22 -= L21 U12 as 8 x 8
+ * tiles, each a pair of FP64 tensor-core products (mma.m8n8k4, sm_80 on) or
+ * the same arithmetic on the FMA pipes (FP32, and FP64 before sm_80).
+ * Three barriers per eight columns instead of one or more per column.
+ *
+ * Shared memory holds A column-major with leading dimension LD = N + 4:
+ * eight-byte fragment loads of four columns by a half-warp then fall into
+ * distinct banks (LD * 8 mod 128 is 32 or 96).  gesv keeps b as column N and
+ * the panel warp carries it as a ninth panel column, so the forward
+ * substitution (interchanges and L's multipliers) is done with the
+ * factorization; the back substitution runs in one warp from U.
+ *
+ * Numerics: pivots as in lu_large.cu (largest |a|, ties to the lowest row,
+ * NaN below every number), the same reciprocal and tiny-pivot scaling of
+ * the multipliers; interchanges are applied to the panel's columns right of
+ * the step and to the trailing matrix, never to L's earlier columns (L in
+ * LINPACK form, common.cuh's factor storage).  The trailing update sums the
+ * eight products of a panel in the tensor core's order rather than one step
+ * at a time, so the factors agree with the other kernels' to rounding, not
+ * bit for bit.
+ */
+#ifndef BSI_LU_PANEL_CUH
+#define BSI_LU_PANEL_CUH
+
+#include "lu_warp.cuh" /* bsw_lim */
+
+/* Shape of bucket N (the largest n it takes; the kernel works on nn = n
+ * rounded up to whole tiles): NW warps per block, RT panel rows per lane;
+ * shared memory for nn: A and b (column nn) with leading dimension
+ * bsp_ld(nn), reciprocal pivots, tiny flags, pivot rows. */
+template <int N> struct bsp_shape {
+    static constexpr int RT = (N + 31) / 32;   /* panel rows per lane */
+    static constexpr int NW = N <= 64 ? 2 : 4; /* warps per block */
+    static constexpr int NT = 32 * NW;
+    /* blocks per SM the registers must allow, about what the shared memory
+     * allows at the bucket's orders (FP64 n = 64: 36 KB, n = 80: 54 KB),
+     * with registers enough for the panel not to spill (128 spilled at
+     * N = 64 and 96) */
+    static constexpr int MINB = N == 64 ? 6 : N == 96 ? 3 : 2;
+    static_assert(N % 32 == 0 && N <= 128, "bucket");
+};
+__host__ __device__ constexpr int bsp_ld(int nn) { return nn + 4; }
+template <typename R> constexpr size_t bsp_smem(int nn) { return (size_t)(nn + 1) * bsp_ld(nn) * sizeof(R) + nn * sizeof(R) + 2 * nn; }
+
+/* C -= A B for one 8 x 8 tile in the fragments of mma.m8n8k4 (FP64): lane
+ * holds a = A[lane / 4][lane % 4], b = B[lane % 4][lane / 4] and c[i] =
+ * C[lane / 4][2 (lane % 4) + i].  Off the tensor cores (FP32, FP64 before
+ * sm_80) each lane gathers its row of A and its columns of B by shuffles. */
+__device__ __forceinline__ void bsp_mma(double &c0, double &c1, double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c0), "+d"(c1)
+        : "d"(-a), "d"(b));
+#else
+    const int lane = threadIdx.x & 31, r4 = lane & ~3, c2 = 8 * (lane & 3);
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        const double am = __shfl_sync(0xffffffffu, a, r4 | m);
+        c0 = fma(-am, __shfl_sync(0xffffffffu, b, c2 | m), c0);
+        c1 = fma(-am, __shfl_sync(0xffffffffu, b, (c2 + 4) | m), c1);
+    }
+#endif
+}
+__device__ __forceinline__ void bsp_mma(float &c0, float &c1, float a, float b)
+{
+    const int lane = threadIdx.x & 31, r4 = lane & ~3, c2 = 8 * (lane & 3);
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        const float am = __shfl_sync(0xffffffffu, a, r4 | m);
+        c0 = fmaf(-am, __shfl_sync(0xffffffffu, b, c2 | m), c0);
+        c1 = fmaf(-am, __shfl_sync(0xffffffffu, b, (c2 + 4) | m), c1);
+    }
+}
+
+/* Rank of a pivot candidate as an unsigned integer: |a|'s bits (ordered as
+ * the values for non-negative doubles and floats) + 2; NaN 1, below every
+ * number; 0 is left for rows that are not candidates. */
+__device__ __forceinline__ unsigned long long bsp_rank(double v)
+{
+    return v == v ? ((unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffULL) + 2 : 1;
+}
+__device__ __forceinline__ unsigned long long bsp_rank(float v)
+{
+    return v == v ? (unsigned long long)((unsigned)__float_as_int(v) & 0x7fffffffu) + 2 : 1;
+}
+
+/* The warp's pivot row: the largest rank, ties to the lowest row; every lane
+ * gets it.  From sm_80 three warp reductions (redux.sync: the high and low
+ * words of the rank, then the row among the lanes that hold the maximum),
+ * before it a shuffle butterfly. */
+__device__ __forceinline__ int bsp_argmax(unsigned long long best, int row)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned hi = (unsigned)(best >> 32), lo = (unsigned)best;
+    const unsigned mhi = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned mlo = __reduce_max_sync(0xffffffffu, hi == mhi ? lo : 0u);
+    return (int)__reduce_min_sync(0xffffffffu, (hi == mhi && lo == mlo) ? (unsigned)row : 0xffffffffu);
+#else
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const unsigned long long ob = __shfl_xor_sync(0xffffffffu, best, off);
+        const int orow = __shfl_xor_sync(0xffffffffu, row, off);
+        const bool take = (ob > best) | ((ob == best) & (orow < row));
+        best = take ? ob : best;
+        row = take ? orow : row;
+    }
+    return row;
+#endif
+}
+
+/* Column c of the panel rows: the pivot row (lane ol, slot ot) and row k
+ * (lane kk = k - k0, slot 0) exchanged; u: the pivot row's entry, in every
+ * lane. */
+template <typename R, int RT, int NC>
+__device__ __forceinline__ void bsp_swap(R (&P)[RT][NC], int c, int ol, int ot, int lane, R &u, int kk)
+{
+    R x = P[0][c];
+#pragma unroll
+    for (int t = 1; t < RT; t++) x = ot == t ? P[t][c] : x;
+    u = __shfl_sync(0xffffffffu, x, ol);
+    const R o = __shfl_sync(0xffffffffu, P[0][c], kk);
+#pragma unroll
+    for (int t = 0; t < RT; t++) P[t][c] = (lane == ol && t == ot) ? o : P[t][c];
+    P[0][c] = lane == kk ? u : P[0][c];
+}
+
+/* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp: rows
+ * k0 + lane + 32 t in P[t]; interchanges of whole panel rows (L11 and L21
+ * in the panel's final row order, as the trailing update needs them),
+ * multipliers, rank-1 updates; the pivot rows to rp, reciprocal pivots to
+ * rd, tiny flags to tf; pinfo: the first zero pivot's step + 1.  The eight
+ * steps are free of branches (steps past n do nothing through predicates),
+ * so that the compiler can start a step's search while the previous step's
+ * other columns are still being updated. */
+template <typename R, int N, int OP, int PIV>
+__device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, uint8_t *tf, uint8_t *rp, int &pinfo)
+{
+    using SH = bsp_shape<N>;
+    using L = bsw_lim<R>;
+    constexpr int RT = SH::RT, NC = OP == BSI_OP_GESV ? 9 : 8;
+    const int lane = threadIdx.x & 31, LD = bsp_ld(nn);
+    R P[RT][NC];
+#pragma unroll
+    for (int t = 0; t < RT; t++) {
+        const int r = k0 + lane + 32 * t;
+#pragma unroll
+        for (int c = 0; c < NC; c++) P[t][c] = r < nn ? S[r + (c < 8 ? k0 + c : nn) * LD] : R(0);
+    }
+    R my_rd = R(1); /* lane kk keeps step kk's results, stored after the panel */
+    int my_p = k0 + lane, my_tf = 0;
+#pragma unroll
+    for (int kk = 0; kk < 8; kk++) {
+        const int k = k0 + kk;
+        const bool live = k < n;
+        /* each lane's best candidate (ties: the lower slot, the lower row)
+         * and the reciprocal of its value, computed while the warp reduces */
+        int p = k;
+        R dv = P[0][kk];
+        if (PIV == BSOLVE_PIVOT_PARTIAL) {
+            unsigned long long best = 0;
+            int row = 0x7fffffff;
+#pragma unroll
+            for (int t = 0; t < RT; t++) {
+                const int r = k0 + lane + 32 * t;
+                const unsigned long long c = (r >= k && r < n) ? bsp_rank(P[t][kk]) : 0ULL;
+                const bool take = c > best;
+                best = take ? c : best;
+                row = take ? r : row;
+                dv = take ? P[t][kk] : dv;
+            }
+            const int am = bsp_argmax(best, row);
+            p = live ? am : k;
+        }
+        const bool z = dv == R(0);
+        const bool tiny = fabs(dv) < L::minnorm() && !z;
+        const R rv = R(1) / (z ? R(1) : dv * (tiny ? L::up() : R(1)));
+        const int ol = (p - k0) & 31, ot = (p - k0) >> 5;
+        /* rows p and k exchanged in every panel column (p == k: both writes
+         * put row k back), column kk first (the pivot, the multipliers),
+         * then the columns right of it (their update, kk + 1 first: the next
+         * step's search waits on it), then those left of it */
+        R d;
+        bsp_swap(P, kk, ol, ot, lane, d, kk);
+        const R rinv = __shfl_sync(0xffffffffu, rv, ol);
+        const bool zp = d == R(0);
+        const bool tp = fabs(d) < L::minnorm() && !zp;
+        const R sc = tp ? L::up() : R(1);
+        pinfo = (live && zp && pinfo == 0) ? k + 1 : pinfo;
+        my_rd = lane == kk ? rinv : my_rd;
+        my_tf = lane == kk ? (int)tp : my_tf;
+        my_p = lane == kk ? p : my_p;
+        /* multipliers; rows that are not below the pivot get 0, which leaves
+         * them unchanged (the pivot row's entries are finite unless the
+         * system has overflowed already) */
+        R l[RT];
+#pragma unroll
+        for (int t = 0; t < RT; t++) {
+            const int r = k0 + lane + 32 * t;
+            const bool below = r > k && r < n;
+            l[t] = below ? (P[t][kk] * sc) * rinv : R(0);
+            P[t][kk] = below ? l[t] : P[t][kk];
+        }
+#pragma unroll
+        for (int c = kk + 1; c < NC; c++) {
+            R u;
+            bsp_swap(P, c, ol, ot, lane, u, kk);
+#pragma unroll
+            for (int t = 0; t < RT; t++) P[t][c] = fma(-l[t], u, P[t][c]);
+        }
+#pragma unroll
+        for (int c = 0; c < kk; c++) {
+            R u;
+            bsp_swap(P, c, ol, ot, lane, u, kk);
+        }
+    }
+    if (lane < 8 && k0 + lane < n) {
+        rd[k0 + lane] = my_rd;
+        tf[k0 + lane] = (uint8_t)my_tf;
+        rp[k0 + lane] = (uint8_t)my_p;
+    }
+#pragma unroll
+    for (int t = 0; t < RT; t++) {
+        const int r = k0 + lane + 32 * t;
+        if (r < nn)
+#pragma unroll
+            for (int c = 0; c < NC; c++) S[r + (c < 8 ? k0 + c : nn) * LD] = P[t][c];
+    }
+}
+
+/* A22 -= L21 U12 (panel k0) on the 8 x 8 tiles (ti, tj) with tj = tj0,
+ * tj0 + tjs, ... < tj1 and ti = ti0, ti0 + tis, ... < tn, by one warp:
+ * U12's fragments loaded once per tile column, two tiles in flight. */
+template <typename R>
+__device__ __forceinline__ void bsp_gemm(R *S, int LD, int k0, int tn, int tj0, int tj1, int tjs, int ti0, int tis)
+{
+    const int lane = threadIdx.x & 31, r = lane >> 2, q = lane & 3;
+    for (int tj = tj0; tj < tj1; tj += tjs) {
+        const R b0 = S[(k0 + q) + (tj * 8 + r) * LD], b1 = S[(k0 + 4 + q) + (tj * 8 + r) * LD];
+        R *Cc = S + r + (tj * 8 + 2 * q) * LD;
+        const R *Ar = S + r + (k0 + q) * LD;
+        int ti = ti0;
+        for (; ti + tis < tn; ti += 2 * tis) {
+            R *C0 = Cc + ti * 8, *C1 = Cc + (ti + tis) * 8;
+            const R *A0 = Ar + ti * 8, *A1 = Ar + (ti + tis) * 8;
+            R c00 = C0[0], c01 = C0[LD], c10 = C1[0], c11 = C1[LD];
+            const R a00 = A0[0], a01 = A0[4 * LD], a10 = A1[0], a11 = A1[4 * LD];
+            bsp_mma(c00, c01, a00, b0);
+            bsp_mma(c10, c11, a10, b0);
+            bsp_mma(c00, c01, a01, b1);
+            bsp_mma(c10, c11, a11, b1);
+            C0[0] = c00;
+            C0[LD] = c01;
+            C1[0] = c10;
+            C1[LD] = c11;
+        }
+        if (ti < tn) {
+            R *C0 = Cc + ti * 8;
+            const R *A0 = Ar + ti * 8;
+            R c00 = C0[0], c01 = C0[LD];
+            bsp_mma(c00, c01, A0[0], b0);
+            bsp_mma(c00, c01, A0[4 * LD], b1);
+            C0[0] = c00;
+            C0[LD] = c01;
+        }
+    }
+}
+
+template <typename R, int N, int OP, int PIV>
+__global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(const bsi_lu_args<R> a)
+{
+    using SH = bsp_shape<N>;
+    using L = bsw_lim<R>;
+    constexpr int NT = SH::NT, NW = SH::NW;
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int n = a.n, nn = (n + 7) & ~7, LD = bsp_ld(nn); /* nn: rows and columns of whole tiles */
+    extern __shared__ __align__(16) unsigned char bsp_sm[];
+    R *S = reinterpret_cast<R *>(bsp_sm); /* A, then b as column nn */
+    R *rd = S + (nn + 1) * LD;
+    uint8_t *tf = reinterpret_cast<uint8_t *>(rd + nn), *rp = tf + nn;
+    __shared__ int s_pinfo;
+    const int64_t sys = blockIdx.x;
+
+    /* ---- load (entries of the padding tiles zero): a thread per row (per
+     * column for row-major input, so that a warp reads runs), LV loads
+     * in flight per thread ---- */
+    constexpr int LV = 16;
+    int bad = 0, badb = 0;
+    {
+        const R *src = a.A + sys * a.va.ks;
+        const int64_t is = a.va.is, js = a.va.js;
+        const bool rowmaj = js == 1 && is != 1;
+        const int64_t ls = rowmaj ? is : js; /* stride along a thread's line */
+        for (int x = tid; x < nn; x += NT) {
+            const R *line = src + (rowmaj ? x : x * is);
+            R *sl = S + (rowmaj ? x * LD : x);
+            const int ss = rowmaj ? 1 : LD;
+            const bool xin = x < n;
+            for (int y0 = 0; y0 < nn; y0 += LV) {
+                R v[LV];
+#pragma unroll
+                for (int u = 0; u < LV; u++) {
+                    const int y = y0 + u;
+                    v[u] = (xin && y < n) ? line[y * ls] : R(0);
+                }
+#pragma unroll
+                for (int u = 0; u < LV; u++) {
+                    bad |= !(fabs(v[u]) <= L::maxv());
+                    if (y0 + u < nn) sl[(y0 + u) * ss] = v[u];
+                }
+            }
+        }
+        if (OP == BSI_OP_GESV) {
+            const R *bsrc = a.B + sys * a.vb.ks;
+            for (int i = tid; i < nn; i += NT) {
+                const R v = i < n ? bsrc[i * a.vb.is] : R(0);
+                badb |= !(fabs(v) <= L::maxv());
+                S[i + nn * LD] = v;
+            }
+        }
+    }
+    bad = __syncthreads_or(bad);
+    if (OP == BSI_OP_GESV) badb = __syncthreads_or(badb);
+
+    int pinfo = 0; /* warp 0's */
+    if (w == 0) bsp_panel<R, N, OP, PIV>(S, 0, n, nn, rd, tf, rp, pinfo);
+    __syncthreads();
+    for (int k0 = 0; k0 + 8 < n; k0 += 8) {
+        const int j0 = k0 + 8;
+        /* the panel's interchanges and U12 = L11^-1 A12, a thread per column */
+        for (int j = j0 + tid; j < nn; j += NT) {
+            R *col = S + j * LD;
+            R x[8];
+#pragma unroll
+            for (int kk = 0; kk < 8; kk++) {
+                const int k = k0 + kk;
+                if (PIV == BSOLVE_PIVOT_PARTIAL) {
+                    const int p = rp[k];
+                    const R xp = col[p];
+                    x[kk] = xp;
+                    if (p != k) col[p] = col[k];
+                } else {
+                    x[kk] = col[k];
+                }
+            }
+#pragma unroll
+            for (int i = 1; i < 8; i++)
+#pragma unroll
+                for (int m = 0; m < i; m++) x[i] = fma(-S[k0 + i + (k0 + m) * LD], x[m], x[i]);
+#pragma unroll
+            for (int kk = 0; kk < 8; kk++) col[k0 + kk] = x[kk];
+        }
+        __syncthreads();
+        /* A22 -= L21 U12: first the next panel's tile column, by all warps;
+         * then warp 0 factors the next panel while the others update the
+         * rest (lookahead: the panel's chain of reductions, the critical
+         * path, overlaps the bulk of the update) */
+        const int t0 = j0 >> 3, tn = nn >> 3;
+        bsp_gemm(S, LD, k0, tn, t0, t0 + 1, 1, t0 + w, NW);
+        __syncthreads();
+        if (w == 0) bsp_panel<R, N, OP, PIV>(S, j0, n, nn, rd, tf, rp, pinfo);
+        else bsp_gemm(S, LD, k0, tn, t0 + w, tn, NW - 1, t0, 1);
+        __syncthreads();
+    }
+    if (w == 0 && lane == 0) s_pinfo = pinfo;
+    __syncthreads();
+    pinfo = s_pinfo;
+
+    if constexpr (OP == BSI_OP_GETRF) {
+        const int v = bad ? BSOLVE_INFO_NONFINITE : pinfo;
+        if (tid == 0) {
+            a.info[sys] = v;
+            a.finfo[sys] = v;
+        }
+        for (int k = tid; k < n; k += NT) {
+            a.rp[(int64_t)k * a.fld + sys] = PIV == BSOLVE_PIVOT_PARTIAL ? rp[k] : (uint8_t)k;
+            a.cp[(int64_t)k * a.fld + sys] = (uint8_t)k;
+        }
+        /* L to LINPACK form (common.cuh's storage): a panel column keeps the
+         * row order of its own step, so the interchanges of the later steps
+         * of its panel are undone on it, a thread per column */
+        if (PIV == BSOLVE_PIVOT_PARTIAL) {
+            for (int j = tid; j < n; j += NT) {
+                const int kend = min((j | 7) + 1, n);
+                for (int k = kend - 1; k > j; k--) {
+                    const int p = rp[k];
+                    if (p != k) {
+                        const R t = S[k + j * LD];
+                        S[k + j * LD] = S[p + j * LD];
+                        S[p + j * LD] = t;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+        R *dst = a.F + sys;
+        for (int e = tid; e < n * n; e += NT) {
+            const int j = e / n, i = e - j * n;
+            dst[(int64_t)e * a.fld] = S[i + j * LD];
+        }
+    } else {
+        /* back substitution in warp 0: rows lane + 32 t of y in registers */
+        if (w != 0) return;
+        constexpr int BT = SH::RT;
+        R bt[BT];
+#pragma unroll
+        for (int t = 0; t < BT; t++) bt[t] = lane + 32 * t < nn ? S[lane + 32 * t + nn * LD] : R(0);
+        /* rows 32 t .. 32 t + 31 in turn (t at compile time: no local memory) */
+#pragma unroll
+        for (int t = BT - 1; t >= 0; t--)
+            for (int i = min(n, 32 * t + 32) - 1; i >= 32 * t; i--) {
+                const int il = i & 31;
+                const R bi = __shfl_sync(0xffffffffu, bt[t], il);
+                const R xi = (bi * (tf[i] ? L::up() : R(1))) * rd[i];
+                if (lane == il) bt[t] = xi;
+                else if (lane < il) bt[t] = fma(-S[lane + 32 * t + i * LD], xi, bt[t]);
+#pragma unroll
+                for (int t2 = 0; t2 < t; t2++) bt[t2] = fma(-S[lane + 32 * t2 + i * LD], xi, bt[t2]);
+            }
+        const int finfo = bad ? BSOLVE_INFO_NONFINITE : pinfo;
+        const bool nanfill = finfo != 0 || badb;
+        R *B = a.B + sys * a.vb.ks;
+#pragma unroll
+        for (int t = 0; t < BT; t++) {
+            const int r = lane + 32 * t;
+            if (r < n) B[r * a.vb.is] = nanfill ? L::nan() : bt[t];
+        }
+        if (a.info && lane == 0) a.info[sys] = badb ? BSOLVE_INFO_NONFINITE : finfo;
+    }
+}
+
+template <typename R, int N, int OP, int PIV> cudaError_t bsp_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    const size_t smem = bsp_smem<R>((a.n + 7) & ~7);
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(bsp_k<R, N, OP, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        /* beyond this device's shared memory per block: the block kernel
+         * takes the call */
+        (void)cudaGetLastError();
+        return bsi_launch_large<R>(OP, a, st);
+    }
+    bsp_k<R, N, OP, PIV><<<(unsigned)a.count, bsp_shape<N>::NT, smem, st>>>(a);
+    return cudaGetLastError();
+}
+
+/* Launch of bucket N (gesv with nrhs == 1, or getrf; PARTIAL or NONE). */
+template <typename R, int N> cudaError_t bsp_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    const bool piv = a.pivot == BSOLVE_PIVOT_PARTIAL;
+    if (op == BSI_OP_GESV)
+        return piv ? bsp_launch_t<R, N, BSI_OP_GESV, BSOLVE_PIVOT_PARTIAL>(a, st)
+                   : bsp_launch_t<R, N, BSI_OP_GESV, BSOLVE_PIVOT_NONE>(a, st);
+    return piv ? bsp_launch_t<R, N, BSI_OP_GETRF, BSOLVE_PIVOT_PARTIAL>(a, st)
+               : bsp_launch_t<R, N, BSI_OP_GETRF, BSOLVE_PIVOT_NONE>(a, st);
+}
+
+#define BSP_BUCKETS(X, R) X(R, 64) X(R, 96) X(R, 128)
+#define BSP_EXTERN(R, N) extern template cudaError_t bsp_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
+#define BSP_INSTANTIATE(R, N) template cudaError_t bsp_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
+
+#endif
