@@ -9,6 +9,7 @@
 #include "common.cuh"
 #include "hostpath.cuh"
 #include "lu_dispatch.cuh"
+#include "lu_getrs.cuh"
 #include "lu_panel.cuh"
 #include "lu_small.cuh"
 #include "lu_tile.cuh"
@@ -99,6 +100,7 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     case BSI_LU_TEAM: return bsi_launch_small<R>(op, a, c.bucket, s);
     case BSI_LU_TILE: return bst_launch<R>(op, a, c.bucket, s);
     case BSI_LU_PANEL: return bsp_launch<R>(op, a, c.bucket, s);
+    case BSI_LU_SOLVE: return bsg_launch<R>(a, s);
     default: return bsi_launch_large<R>(op, a, s);
     }
 }

@@ -25,6 +25,9 @@
  *          NONE, 33 <= n <= 128: a grid of 8 x 8 threads per system (16 x
  *          16 beyond n = 64), the matrix in registers in cyclic tiles;
  *          buckets {40, 48, 56, 64, 80, 96, 112, 128}.
+ *   SOLVE  lu_getrs.cuh, getrs: a thread per system reading the
+ *          interleaved factors straight (a warp's loads are 32 consecutive
+ *          entries), b in shared memory; any n, no bucket.
  *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
  *          8-column panels factored by one warp in registers, the trailing
  *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
@@ -87,7 +90,7 @@
 /* Operations of the LU kernels (template and run-time argument op). */
 enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
 
-enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5 };
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5, BSI_LU_SOLVE = 6 };
 
 #define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
@@ -141,7 +144,13 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
                     pivot != BSOLVE_PIVOT_FULL;
     const int tile = big && (ft == 2 || (ft == 0 && fp != 2 && fw == 0 && bsi_lu_tile_takes(es, n)));
     const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
-    if (panel) {
+    const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
+    const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));
+    if (solve) {
+        c.family = BSI_LU_SOLVE;
+        c.bucket = 0;
+        c.lanes = 1;
+    } else if (panel) {
         c.family = BSI_LU_PANEL;
         c.bucket = n <= 64 ? 64 : n <= 96 ? 96 : 128;
         c.lanes = c.bucket <= 64 ? 64 : 128;
@@ -166,7 +175,7 @@ static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t 
 {
     if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
     else
-        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : "panel",
+        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : "solve",
                  c.bucket, c.lanes);
     return buf;
 }

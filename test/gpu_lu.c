@@ -16,8 +16,9 @@
  * Then, on n = 9..64 (quick settings), the kernel choices forced on the
  * context (bsi_test_force): without the row-per-lane kernel (lu_warp.cuh),
  * with it on every order it has a bucket for, and the register-tile kernel
- * (lu_tile.cuh) and the blocked panel kernel (lu_panel.cuh) on n = 33..128.
- * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..4 one forced
+ * (lu_tile.cuh) and the blocked panel kernel (lu_panel.cuh) on n = 33..128,
+ * the thread-per-system getrs (lu_getrs.cuh) on every getrs.
+ * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..5 one forced
  * configuration only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
@@ -401,11 +402,11 @@ int main(void)
     if (sanitize) quick = 1;
     /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and every forced
      * configuration (only the table's under BSOLVE_TEST_SANITIZE); 0 the
-     * table's only; 1..4 that forced configuration only */
+     * table's only; 1..5 that forced configuration only */
     q = getenv("BSOLVE_TEST_CONFIG");
     const int only = q && *q && strcmp(q, "all") ? atoi(q) : -1;
-    if (only > 4 || only < -1) {
-        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0, 1, 2, 3 or 4\n", q);
+    if (only > 5 || only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or 1..5\n", q);
         return 1;
     }
     bsolve_ctx *gpu = NULL, *cpu = NULL;
@@ -443,6 +444,7 @@ int main(void)
      * register-tile kernel on every order of its buckets' edges (FULL falls
      * to BLOCK). */
     static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64, 80, 100, 128};
+    static const int ns_solve[] = {1, 2, 5, 8, 9, 16, 33, 64, 100, 128};
     static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64, 65, 80, 81, 100, 112, 127, 128};
     static const struct {
         const char *what;
@@ -454,7 +456,8 @@ int main(void)
         {"the row-per-lane kernel wherever it has a bucket", BSI_FORCE_LU_WARP, 2, ns_forced,
          (int)(sizeof ns_forced / sizeof *ns_forced)},
         {"the register-tile kernel wherever it runs", BSI_FORCE_LU_TILE, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
-        {"the blocked panel kernel wherever it runs", BSI_FORCE_LU_PANEL, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)}};
+        {"the blocked panel kernel wherever it runs", BSI_FORCE_LU_PANEL, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
+        {"the thread-per-system getrs on every getrs", BSI_FORCE_LU_SOLVE, 2, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve)}};
     const int quick0 = quick;
     for (int c = 0; c < (int)(sizeof configs / sizeof *configs); c++) {
         if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize)) continue;

@@ -76,6 +76,9 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
         TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
                   "%s: panel kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
         break;
+    case BSI_LU_SOLVE:
+        TL_EXPECT(op == BSI_OP_GETRS && c.lanes == 1, "%s: solve kernel for %s", what, lu_op[op]);
+        break;
     default: TL_EXPECT(0, "%s: family %d", what, c.family);
     }
 }
@@ -150,6 +153,33 @@ START_TEST(t_lu_panel)
 }
 END_TEST
 
+/* The thread-per-system getrs: by the table's choice every getrs with one
+ * right-hand side and n >= 9, forced on every getrs, forced off none, and
+ * never another operation. */
+START_TEST(t_lu_solve)
+{
+    int force[BSI_FORCE_COUNT + 1];
+    for (int f = 0; f <= 2; f++) {
+        memset(force, 0, sizeof force);
+        force[BSI_FORCE_LU_SOLVE] = f;
+        for (int es = 4; es <= 8; es += 4)
+            for (int op = 0; op < 3; op++)
+                for (int n = 1; n <= BSOLVE_MAX_N; n++)
+                    for (int nrhs = 1; nrhs <= 2; nrhs++)
+                        for (int pv = 0; pv < 3; pv++) {
+                            char what[96];
+                            snprintf(what, sizeof what, "solve %d es %d %s n %d nrhs %d pivot %d", f, es, lu_op[op], n,
+                                     nrhs, pv);
+                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
+                            lu_valid(c, es, op, n, nrhs, pv, what);
+                            const int takes = op == BSI_OP_GETRS && (f == 2 || (f == 0 && nrhs == 1 && n >= 9));
+                            TL_EXPECT((c.family == BSI_LU_SOLVE) == takes, "%s: solve kernel %s", what,
+                                      takes ? "not chosen" : "chosen");
+                        }
+    }
+}
+END_TEST
+
 START_TEST(t_lu_table)
 {
     int force[BSI_FORCE_COUNT + 1];
@@ -198,7 +228,11 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 12, 4},
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 14, 16},
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
-        {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 20, 8},
+        {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SOLVE, 0, 1},
+        {8, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
+        {8, BSI_OP_GETRS, 128, 1, BSOLVE_PIVOT_FULL, BSI_LU_SOLVE, 0, 1},
+        {8, BSI_OP_GETRS, 20, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 20, 8},
+        {4, BSI_OP_GETRS, 64, 3, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
         {8, BSI_OP_GETRF, 48, 0, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 48, 64},
         {8, BSI_OP_GETRF, 49, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 64, 64},
         {8, BSI_OP_GESV, 33, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TILE, 40, 64},
@@ -507,6 +541,7 @@ static Suite *suite(void)
     tcase_add_test(tc, t_lu_table);
     tcase_add_test(tc, t_lu_tile);
     tcase_add_test(tc, t_lu_panel);
+    tcase_add_test(tc, t_lu_solve);
     tcase_add_test(tc, t_qr_table);
     suite_add_tcase(s, tc);
     return s;
