@@ -126,13 +126,17 @@ static inline __attribute__((always_inline)) void FN(rank_tile)(const int n, con
 static inline __attribute__((always_inline)) void FN(panel_update)(const int n, const bsolve_pivot pivot,
                                                                    const real *restrict T, const int k0,
                                                                    const int nbk, const vreal *restrict piv,
+                                                                   const uint8_t *restrict moved,
                                                                    real *const *col, const int nc)
 {
     /* The interchanges of rows >= k0 + q commute with the solve for rows
-     * < k0 + q, so all of them go first. */
+     * < k0 + q, so all of them go first; a step whose pivot is row k0 + q
+     * in every lane (moved[k0 + q] == 0) has none to apply, as LAPACK's
+     * laswp skips ipiv(i) == i. */
     if (pivot != BSOLVE_PIVOT_NONE)
-        for (int c = 0; c < nc; c++)
-            for (int q = 0; q < nbk; q++) FN(swap)(col[c], piv[k0 + q], k0 + q, BSI_W, 1, 0);
+        for (int q = 0; q < nbk; q++)
+            if (moved[k0 + q])
+                for (int c = 0; c < nc; c++) FN(swap)(col[c], piv[k0 + q], k0 + q, BSI_W, 1, 0);
     const int ke = k0 + nbk;
     int i = k0;
     for (; i + BSI_MR <= ke; i += BSI_MR) FN(rank_tile)(n, T, k0, i - k0, col, i, BSI_MR, nc, 1);
@@ -312,23 +316,26 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
     if (pivot == BSOLVE_PIVOT_FULL) return FN(factor_full)(n, T, rd, rp, cp, B, nrhs, keep_l);
     vreal zinfo = FN(splat)(0);
     vreal piv[BSOLVE_MAX_N];
+    uint8_t moved[BSOLVE_MAX_N]; /* step k exchanges rows in some lane */
     const int nb = n <= 16 ? 1 : BSI_NB;
     for (int k0 = 0; k0 < n; k0 += nb) {
         const int kend = k0 + nb < n ? k0 + nb : n;
         for (int k = k0; k < kend; k++) {
             if (k > k0) { /* only with panels wider than one column */
                 real *ck = T + IX(0, k);
-                FN(panel_update)(n, pivot, T, k0, k - k0, piv, &ck, 1);
+                FN(panel_update)(n, pivot, T, k0, k - k0, piv, moved, &ck, 1);
             }
             vreal pi = FN(splat)(k);
+            moved[k] = 0;
             if (pivot != BSOLVE_PIVOT_NONE) {
                 pi = FN(pivot_row)(n, T, k);
                 for (int l = 0; l < BSI_W; l++) rp[k * BSI_W + l] = (uint8_t)pi[l];
+                moved[k] = (uint8_t)FN(bsi_any)(FN(bsi_ne)(pi, FN(splat)(k)));
                 /* The panel's earlier columns take the interchange now,
                  * which keeps its L in LAPACK form for panel_update; so do
                  * the columns of earlier panels for an exported L. */
                 const int s0 = keep_l ? 0 : k0;
-                if (k > s0) FN(swap)(T + IX(0, s0), pi, k, BSI_W, k - s0, n * BSI_W);
+                if (k > s0 && moved[k]) FN(swap)(T + IX(0, s0), pi, k, BSI_W, k - s0, n * BSI_W);
             }
             piv[k] = pi;
             zinfo = FN(eliminate_column)(n, pivot, T, k, pi, rd, zinfo);
@@ -345,9 +352,9 @@ FN(factor)(const int n, const bsolve_pivot pivot, real *restrict T, vreal *restr
             if (!blocked)
                 for (int kk = k0; kk < kend; kk++) FN(apply_step)(n, pivot, T, kk, piv[kk], col[0]);
             else if (nc == BSI_NR)
-                FN(panel_update)(n, pivot, T, k0, kend - k0, piv, col, BSI_NR);
+                FN(panel_update)(n, pivot, T, k0, kend - k0, piv, moved, col, BSI_NR);
             else
-                FN(panel_update)(n, pivot, T, k0, kend - k0, piv, col, 1);
+                FN(panel_update)(n, pivot, T, k0, kend - k0, piv, moved, col, 1);
             j += nc;
         }
     }
