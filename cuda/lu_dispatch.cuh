@@ -56,6 +56,12 @@
  *     at 45%.
  *   getrs and gesv with nrhs > 1: TEAM or BLOCK (WARP holds one right-hand
  *     side in registers); getrs reads the factors of any family.
+ *   SOLVE (H200) for getrs with one right-hand side from n = 9: FP64
+ *     1.3-3.5x TEAM at n = 10..32, 4.4-9.1x TEAM and BLOCK at 40..128
+ *     (72-94% of getrs's floor at n = 10..48, 15-52% at 64..128: above 64
+ *     b's shared memory limits the threads per SM); FP32 0.96x at n = 10,
+ *     1.2-4.4x at 12..32, 3.4-10x above.  Up to n = 8 TEAM already runs a
+ *     thread per system with the factors in registers (76-92%).
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
  *     of a step cost more than the extra warps hide.
  *   TILE (H200) for FP64 n = 33..128: gesv PARTIAL 1.55-1.76x WARP at n =
