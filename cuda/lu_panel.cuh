@@ -9,30 +9,34 @@
  * matrix (lu_tile.cuh, lu_large.cu) spend ten instructions of search,
  * broadcast and bookkeeping per FMA at these sizes, and a barrier per
  * column.  Here the per-column work is confined to an n x 8 panel, factored
- * by one warp in registers (a row per lane and slot: pivot search as a
- * shuffle reduction, the interchange and the rank-1 update without a
+ * by one warp in registers (rows per lane and slot: the pivot search as
+ * warp reductions, the interchange and the rank-1 update without a
  * barrier); the rest of the matrix is touched once per panel, by all warps:
  * the panel's interchanges and the triangular solve for U's block row (a
  * thread per column), then the trailing update A22 -= L21 U12 as 8 x 8
  * tiles, each a pair of FP64 tensor-core products (mma.m8n8k4, sm_80 on) or
  * the same arithmetic on the FMA pipes (FP32, and FP64 before sm_80).
- * Three barriers per eight columns instead of one or more per column.
+ * Three barriers per eight columns instead of one or more per column, and
+ * a lookahead: the next panel's tile column is updated first, then warp 0
+ * factors that panel while the other warps finish the update.
  *
- * Shared memory holds A column-major with leading dimension LD = N + 4:
- * eight-byte fragment loads of four columns by a half-warp then fall into
- * distinct banks (LD * 8 mod 128 is 32 or 96).  gesv keeps b as column N and
+ * Shared memory holds A column-major with leading dimension nn + 4 (nn = n
+ * rounded up to whole tiles, the padding zero): eight-byte fragment loads
+ * of four columns by a half-warp then fall into distinct banks (the leading
+ * dimension times 8 is 32 or 96 mod 128).  gesv keeps b as column nn and
  * the panel warp carries it as a ninth panel column, so the forward
  * substitution (interchanges and L's multipliers) is done with the
  * factorization; the back substitution runs in one warp from U.
  *
  * Numerics: pivots as in lu_large.cu (largest |a|, ties to the lowest row,
  * NaN below every number), the same reciprocal and tiny-pivot scaling of
- * the multipliers; interchanges are applied to the panel's columns right of
- * the step and to the trailing matrix, never to L's earlier columns (L in
- * LINPACK form, common.cuh's factor storage).  The trailing update sums the
- * eight products of a panel in the tensor core's order rather than one step
- * at a time, so the factors agree with the other kernels' to rounding, not
- * bit for bit.
+ * the multipliers.  A panel's interchanges move whole panel rows, so that
+ * L11 and L21 are in the panel's final row order (LAPACK's getf2), as the
+ * blocked update needs; getrf's output is brought back to LINPACK form
+ * (common.cuh's factor storage: a column of L in the row order of its own
+ * step) column by column.  The trailing update sums the eight products of a
+ * panel in the tensor core's order rather than one step at a time, so the
+ * factors agree with the other kernels' to rounding, not bit for bit.
  */
 #ifndef BSI_LU_PANEL_CUH
 #define BSI_LU_PANEL_CUH
