@@ -2,8 +2,12 @@
 """chem_export.py -- export an ideal-gas mechanism from Cantera's YAML into the
 text files that samples/chem/ reads, with Cantera's reference values.
 
-    python3 tools/chem_export.py h2o2.yaml  samples/chem/h2o2  [--states N] [--seed S]
-    python3 tools/chem_export.py gri30.yaml samples/chem/gri30 [--states N] [--seed S]
+    python3 tools/chem_export.py MECHANISM.yaml PREFIX [--states N] [--seed S]
+
+The shipped files come from (Cantera 3.2.0, default seed):
+    python3 tools/chem_export.py h2o2.yaml samples/chem/h2o2
+    python3 tools/chem_export.py gri30.yaml samples/chem/gri30 --states 200
+    python3 tools/chem_export.py tools/chem_pdep.yaml samples/chem/pdep --states 200
 
 writes <prefix>.mech (the mechanism) and <prefix>.ref (reference values).
 Cantera (pip install cantera) is needed only here: the C code and its tests
