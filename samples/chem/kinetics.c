@@ -265,6 +265,22 @@ static int setup(const chem_mech *m, double T, double P, const double *Y, double
     return CHEM_OK;
 }
 
+/* wdot (and gross unless NULL) of a state set up by setup() */
+static void rates(const chem_mech *m, const env *e, double *wdot, double *gross)
+{
+    memset(wdot, 0, (size_t)m->nsp * sizeof *wdot);
+    if (gross) memset(gross, 0, (size_t)m->nsp * sizeof *gross);
+    for (int i = 0; i < m->nrxn; i++) {
+        const chem_rxn *r = &m->rxn[i];
+        rxn_eval o;
+        reaction(m, r, e, &o);
+        const double qf = o.Kf * o.Pf, qr = o.Kf * o.rk * o.Pr, q = qf - qr;
+        for (int j = 0; j < r->nnet; j++) wdot[r->net_sp[j]] += r->net_nu[j] * q;
+        if (gross)
+            for (int j = 0; j < r->ngross; j++) gross[r->gross_sp[j]] += r->gross_nu[j] * (qf + qr);
+    }
+}
+
 int chem_rates(const chem_mech *m, double T, double P, const double *Y, double *wdot, double *gross,
                double *work)
 {
@@ -272,17 +288,7 @@ int chem_rates(const chem_mech *m, double T, double P, const double *Y, double *
     double rho, s;
     const int rc = setup(m, T, P, Y, work, &e, &rho, &s);
     if (rc) return rc;
-    memset(wdot, 0, (size_t)m->nsp * sizeof *wdot);
-    if (gross) memset(gross, 0, (size_t)m->nsp * sizeof *gross);
-    for (int i = 0; i < m->nrxn; i++) {
-        const chem_rxn *r = &m->rxn[i];
-        rxn_eval o;
-        reaction(m, r, &e, &o);
-        const double qf = o.Kf * o.Pf, qr = o.Kf * o.rk * o.Pr, q = qf - qr;
-        for (int j = 0; j < r->nnet; j++) wdot[r->net_sp[j]] += r->net_nu[j] * q;
-        if (gross)
-            for (int j = 0; j < r->ngross; j++) gross[r->gross_sp[j]] += r->gross_nu[j] * (qf + qr);
-    }
+    rates(m, &e, wdot, gross);
     return CHEM_OK;
 }
 
@@ -297,21 +303,21 @@ static double rho_cp(const chem_mech *m, const double *Y, const double *cp_R, do
 int chem_rhs(const chem_mech *m, double P, const double *x, double *f, double *work)
 {
     const int K = m->nsp;
+    const size_t Ks = (size_t)K;
     const double T = x[K];
-    double *wdot = work + W_WDOT * (size_t)K;
-    const int rc = chem_rates(m, T, P, x, wdot, NULL, work);
+    env e;
+    double rho, s;
+    const int rc = setup(m, T, P, x, work, &e, &rho, &s);
     if (rc) return rc;
-    const double *C = work + W_C * (size_t)K, *h_RT = work + W_HRT * (size_t)K;
-    double s = 0;
-    for (int k = 0; k < K; k++) s += x[k] / m->W[k];
-    const double rho = P / (CHEM_R * T * s);
-    (void)C;
+    double *wdot = work + W_WDOT * Ks;
+    rates(m, &e, wdot, NULL);
+    const double *h_RT = work + W_HRT * Ks;
     double Q = 0;
     for (int k = 0; k < K; k++) {
         f[k] = wdot[k] * m->W[k] / rho;
         Q += h_RT[k] * wdot[k];
     }
-    f[K] = -CHEM_R * T * Q / rho_cp(m, x, work + W_CPR * (size_t)K, rho);
+    f[K] = -CHEM_R * T * Q / rho_cp(m, x, work + W_CPR * Ks, rho);
     return CHEM_OK;
 }
 
