@@ -212,6 +212,15 @@ $(BUILD)/test/%: test/%.c $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) |
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itest/common $< $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
+# test_chem checks the chemistry samples' kinetics (samples/chem/, compiled as objects,
+# not programs) against the Cantera references shipped there.
+CHEM_OBJ := $(patsubst %,$(BUILD)/samples/chem/%.o,tokens mech kinetics)
+$(CHEM_OBJ): $(wildcard samples/chem/*.h)
+$(BUILD)/test/test_chem: test/test_chem.c $(CHEM_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $< $(CHEM_OBJ) \
+	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
+
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
 $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)
 
