@@ -65,32 +65,24 @@ template <typename R> constexpr size_t bsp_smem(int nn) { return (size_t)(nn + 1
  * holds a = A[lane / 4][lane % 4], b = B[lane % 4][lane / 4] and c[i] =
  * C[lane / 4][2 (lane % 4) + i].  Off the tensor cores (FP32, FP64 before
  * sm_80) each lane gathers its row of A and its columns of B by shuffles. */
-__device__ __forceinline__ void bsp_mma(double &c0, double &c1, double a, double b)
+template <typename R> __device__ __forceinline__ void bsp_mma(R &c0, R &c1, R a, R b)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-        : "+d"(c0), "+d"(c1)
-        : "d"(-a), "d"(b));
-#else
     const int lane = threadIdx.x & 31, r4 = lane & ~3, c2 = 8 * (lane & 3);
 #pragma unroll
     for (int m = 0; m < 4; m++) {
-        const double am = __shfl_sync(0xffffffffu, a, r4 | m);
+        const R am = __shfl_sync(0xffffffffu, a, r4 | m);
         c0 = fma(-am, __shfl_sync(0xffffffffu, b, c2 | m), c0);
         c1 = fma(-am, __shfl_sync(0xffffffffu, b, (c2 + 4) | m), c1);
     }
-#endif
 }
-__device__ __forceinline__ void bsp_mma(float &c0, float &c1, float a, float b)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <> __device__ __forceinline__ void bsp_mma<double>(double &c0, double &c1, double a, double b)
 {
-    const int lane = threadIdx.x & 31, r4 = lane & ~3, c2 = 8 * (lane & 3);
-#pragma unroll
-    for (int m = 0; m < 4; m++) {
-        const float am = __shfl_sync(0xffffffffu, a, r4 | m);
-        c0 = fmaf(-am, __shfl_sync(0xffffffffu, b, c2 | m), c0);
-        c1 = fmaf(-am, __shfl_sync(0xffffffffu, b, (c2 + 4) | m), c1);
-    }
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c0), "+d"(c1)
+        : "d"(-a), "d"(b));
 }
+#endif
 
 /* Rank of a pivot candidate as an unsigned integer: |a|'s bits (ordered as
  * the values for non-negative doubles and floats) + 2; NaN 1, below every
