@@ -83,35 +83,55 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
     }
 }
 
-/* The register-tile kernel takes gesv nrhs = 1 and getrf, PARTIAL or NONE,
- * on n = 33..128 (into each of its buckets): by the table's choice on n =
- * 33..40 (lu_dispatch.cuh's crossovers), and only where the row-per-lane
- * kernel is not forced; forced on, everywhere; forced off, nowhere. */
-START_TEST(t_lu_tile)
+/* One force knob of a family swept over 0 (the table's choice), 1 (never)
+ * and 2 (forced on), every call shape: each choice is valid, the family is
+ * chosen exactly where takes(f, ...) says, and reached[bucket] marks the
+ * buckets it ran with. */
+typedef int (*lu_takes_fn)(int f, int es, int op, int n, int nrhs, int pv);
+static void lu_knob_sweep(int knob, int family, const char *name, lu_takes_fn takes, int reached[129])
 {
     int force[BSI_FORCE_COUNT + 1];
-    int reached[129] = {0};
     for (int f = 0; f <= 2; f++) {
         memset(force, 0, sizeof force);
-        force[BSI_FORCE_LU_TILE] = f;
+        force[knob] = f;
         for (int es = 4; es <= 8; es += 4)
             for (int op = 0; op < 3; op++)
                 for (int n = 1; n <= BSOLVE_MAX_N; n++)
                     for (int nrhs = 1; nrhs <= 2; nrhs++)
                         for (int pv = 0; pv < 3; pv++) {
                             char what[96];
-                            snprintf(what, sizeof what, "tile %d es %d %s n %d nrhs %d pivot %d", f, es, lu_op[op], n,
-                                     nrhs, pv);
+                            snprintf(what, sizeof what, "%s %d es %d %s n %d nrhs %d pivot %d", name, f, es, lu_op[op],
+                                     n, nrhs, pv);
                             const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
                             lu_valid(c, es, op, n, nrhs, pv, what);
-                            const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 &&
-                                            n <= 128 && pv != BSOLVE_PIVOT_FULL;
-                            const int takes = can && (f == 2 || (f == 0 && n <= 40));
-                            TL_EXPECT((c.family == BSI_LU_TILE) == takes, "%s: tile kernel %s", what,
-                                      takes ? "not chosen" : "chosen");
-                            if (c.family == BSI_LU_TILE) reached[c.bucket] = 1;
+                            const int t = takes(f, es, op, n, nrhs, pv);
+                            TL_EXPECT((c.family == family) == t, "%s: %s kernel %s", what, name,
+                                      t ? "not chosen" : "chosen");
+                            if (c.family == family) reached[c.bucket] = 1;
                         }
     }
+}
+
+/* The calls TILE and PANEL can run: gesv nrhs = 1 and getrf, PARTIAL or
+ * NONE, n = 33..128. */
+static int lu_big(int op, int n, int nrhs, int pv)
+{
+    return (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 && pv != BSOLVE_PIVOT_FULL;
+}
+
+/* The register-tile kernel takes those calls (into each of its buckets): by
+ * the table's choice on n = 33..40 (lu_dispatch.cuh's crossovers), and only
+ * where the row-per-lane kernel is not forced; forced on, everywhere;
+ * forced off, nowhere. */
+static int tile_takes(int f, int es, int op, int n, int nrhs, int pv)
+{
+    (void)es;
+    return lu_big(op, n, nrhs, pv) && (f == 2 || (f == 0 && n <= 40));
+}
+START_TEST(t_lu_tile)
+{
+    int reached[129] = {0};
+    lu_knob_sweep(BSI_FORCE_LU_TILE, BSI_LU_TILE, "tile", tile_takes, reached);
     for (int N = 40; N <= 128; N += N < 64 ? 8 : 16) TL_EXPECT(reached[N], "tile bucket %d never chosen", N);
 }
 END_TEST
@@ -119,32 +139,17 @@ END_TEST
 /* The blocked panel kernel: the same calls as the register-tile kernel, by
  * the table's choice on n = 41..128, forced on everywhere (where TILE is not
  * forced too), forced off nowhere; buckets 64, 96, 128. */
+static int panel_takes(int f, int es, int op, int n, int nrhs, int pv)
+{
+    (void)es;
+    return lu_big(op, n, nrhs, pv) && (f == 2 || (f == 0 && n > 40));
+}
 START_TEST(t_lu_panel)
 {
-    int force[BSI_FORCE_COUNT + 1];
     int reached[129] = {0};
-    for (int f = 0; f <= 2; f++) {
-        memset(force, 0, sizeof force);
-        force[BSI_FORCE_LU_PANEL] = f;
-        for (int es = 4; es <= 8; es += 4)
-            for (int op = 0; op < 3; op++)
-                for (int n = 1; n <= BSOLVE_MAX_N; n++)
-                    for (int nrhs = 1; nrhs <= 2; nrhs++)
-                        for (int pv = 0; pv < 3; pv++) {
-                            char what[96];
-                            snprintf(what, sizeof what, "panel %d es %d %s n %d nrhs %d pivot %d", f, es, lu_op[op], n,
-                                     nrhs, pv);
-                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
-                            lu_valid(c, es, op, n, nrhs, pv, what);
-                            const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 &&
-                                            n <= 128 && pv != BSOLVE_PIVOT_FULL;
-                            const int takes = can && (f == 2 || (f == 0 && n > 40));
-                            TL_EXPECT((c.family == BSI_LU_PANEL) == takes, "%s: panel kernel %s", what,
-                                      takes ? "not chosen" : "chosen");
-                            if (c.family == BSI_LU_PANEL) reached[c.bucket] = 1;
-                        }
-    }
+    lu_knob_sweep(BSI_FORCE_LU_PANEL, BSI_LU_PANEL, "panel", panel_takes, reached);
     TL_EXPECT(reached[64] && reached[96] && reached[128], "a panel bucket never chosen");
+    int force[BSI_FORCE_COUNT + 1];
     memset(force, 0, sizeof force);
     force[BSI_FORCE_LU_PANEL] = 2;
     force[BSI_FORCE_LU_TILE] = 2;
@@ -156,27 +161,15 @@ END_TEST
 /* The thread-per-system getrs: by the table's choice every getrs with one
  * right-hand side and n >= 9, forced on every getrs, forced off none, and
  * never another operation. */
+static int solve_takes(int f, int es, int op, int n, int nrhs, int pv)
+{
+    (void)es, (void)pv;
+    return op == BSI_OP_GETRS && (f == 2 || (f == 0 && nrhs == 1 && n >= 9));
+}
 START_TEST(t_lu_solve)
 {
-    int force[BSI_FORCE_COUNT + 1];
-    for (int f = 0; f <= 2; f++) {
-        memset(force, 0, sizeof force);
-        force[BSI_FORCE_LU_SOLVE] = f;
-        for (int es = 4; es <= 8; es += 4)
-            for (int op = 0; op < 3; op++)
-                for (int n = 1; n <= BSOLVE_MAX_N; n++)
-                    for (int nrhs = 1; nrhs <= 2; nrhs++)
-                        for (int pv = 0; pv < 3; pv++) {
-                            char what[96];
-                            snprintf(what, sizeof what, "solve %d es %d %s n %d nrhs %d pivot %d", f, es, lu_op[op], n,
-                                     nrhs, pv);
-                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
-                            lu_valid(c, es, op, n, nrhs, pv, what);
-                            const int takes = op == BSI_OP_GETRS && (f == 2 || (f == 0 && nrhs == 1 && n >= 9));
-                            TL_EXPECT((c.family == BSI_LU_SOLVE) == takes, "%s: solve kernel %s", what,
-                                      takes ? "not chosen" : "chosen");
-                        }
-    }
+    int reached[129] = {0};
+    lu_knob_sweep(BSI_FORCE_LU_SOLVE, BSI_LU_SOLVE, "solve", solve_takes, reached);
 }
 END_TEST
 
