@@ -133,6 +133,7 @@ START_TEST(t_lu_tile)
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_TILE, BSI_LU_TILE, "tile", tile_takes, reached);
     for (int N = 40; N <= 128; N += N < 64 ? 8 : 16) TL_EXPECT(reached[N], "tile bucket %d never chosen", N);
+    TL_CLEAN("LU tile kernel's knob");
 }
 END_TEST
 
@@ -155,6 +156,7 @@ START_TEST(t_lu_panel)
     force[BSI_FORCE_LU_TILE] = 2;
     TL_EXPECT(bsi_lu_dispatch(8, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, force).family == BSI_LU_TILE,
               "TILE forced wins over PANEL forced");
+    TL_CLEAN("LU panel kernel's knob");
 }
 END_TEST
 
@@ -170,6 +172,7 @@ START_TEST(t_lu_solve)
 {
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_SOLVE, BSI_LU_SOLVE, "solve", solve_takes, reached);
+    TL_CLEAN("LU getrs kernel's knob");
 }
 END_TEST
 
