@@ -30,9 +30,11 @@
  *
  * Numerics: pivots as in lu_large.cu (largest |a|, ties to the lowest row,
  * NaN below every number), the same reciprocal and tiny-pivot scaling of
- * the multipliers.  A panel's interchanges move whole panel rows, so that
- * L11 and L21 are in the panel's final row order (LAPACK's getf2), as the
- * blocked update needs; getrf's output is brought back to LINPACK form
+ * the multipliers.  In registers a step's interchange moves the panel rows
+ * from its own column on; after the panel, L's columns take the later
+ * interchanges in shared memory, so that L11 and L21 are in the panel's
+ * final row order (LAPACK's getf2), as the blocked update needs; getrf's
+ * output is brought back to LINPACK form
  * (common.cuh's factor storage: a column of L in the row order of its own
  * step) column by column.  The trailing update sums the eight products of a
  * panel in the tensor core's order rather than one step at a time, so the
