@@ -30,9 +30,11 @@
  *
  * Numerics: pivots as in lu_large.cu (largest |a|, ties to the lowest row,
  * NaN below every number), the same reciprocal and tiny-pivot scaling of
- * the multipliers.  A panel's interchanges move whole panel rows, so that
- * L11 and L21 are in the panel's final row order (LAPACK's getf2), as the
- * blocked update needs; getrf's output is brought back to LINPACK form
+ * the multipliers.  In registers a step's interchange moves the panel rows
+ * from its own column on; after the panel, L's columns take the later
+ * interchanges in shared memory, so that L11 and L21 are in the panel's
+ * final row order (LAPACK's getf2), as the blocked update needs; getrf's
+ * output is brought back to LINPACK form
  * (common.cuh's factor storage: a column of L in the row order of its own
  * step) column by column.  The trailing update sums the eight products of a
  * panel in the tensor core's order rather than one step at a time, so the
@@ -137,8 +139,10 @@ __device__ __forceinline__ void bsp_swap(R (&P)[RT][NC], int c, int ol, int ot, 
 }
 
 /* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp: rows
- * k0 + lane + 32 t in P[t]; interchanges of whole panel rows (L11 and L21
- * in the panel's final row order, as the trailing update needs them),
+ * k0 + lane + 32 t in P[t]; interchanges of the columns from the step's
+ * on (LINPACK's order, the fewest exchanges), then L's columns brought to
+ * the panel's final row order in shared memory (the trailing update needs
+ * L11 and L21 so),
  * multipliers, rank-1 updates; the pivot rows to rp, reciprocal pivots to
  * rd, tiny flags to tf; pinfo: the first zero pivot's step + 1.  The eight
  * steps are free of branches (steps past n do nothing through predicates),
@@ -187,10 +191,10 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
         const bool tiny = fabs(dv) < L::minnorm() && !z;
         const R rv = R(1) / (z ? R(1) : dv * (tiny ? L::up() : R(1)));
         const int ol = (p - k0) & 31, ot = (p - k0) >> 5;
-        /* rows p and k exchanged in every panel column (p == k: both writes
-         * put row k back), column kk first (the pivot, the multipliers),
-         * then the columns right of it (their update, kk + 1 first: the next
-         * step's search waits on it), then those left of it */
+        /* rows p and k exchanged in the columns from kk on (p == k: both
+         * writes put row k back), column kk first (the pivot, the
+         * multipliers), then the columns right of it (their update, kk + 1
+         * first: the next step's search waits on it) */
         R d;
         bsp_swap(P, kk, ol, ot, lane, d, kk);
         const R rinv = __shfl_sync(0xffffffffu, rv, ol);
@@ -219,11 +223,6 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
 #pragma unroll
             for (int t = 0; t < RT; t++) P[t][c] = fma(-l[t], u, P[t][c]);
         }
-#pragma unroll
-        for (int c = 0; c < kk; c++) {
-            R u;
-            bsp_swap(P, c, ol, ot, lane, u, kk);
-        }
     }
     if (lane < 8 && k0 + lane < n) {
         rd[k0 + lane] = my_rd;
@@ -236,6 +235,21 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
         if (r < nn)
 #pragma unroll
             for (int c = 0; c < NC; c++) S[r + (c < 8 ? k0 + c : nn) * LD] = P[t][c];
+    }
+    /* L's columns to the panel's final row order: column c takes the
+     * interchanges of the panel's later steps, a lane per column */
+    __syncwarp();
+    if (lane < 7) {
+        R *col = S + (k0 + lane) * LD;
+        const int kend = min(k0 + 8, n);
+        for (int k = k0 + lane + 1; k < kend; k++) {
+            const int p = rp[k];
+            if (p != k) {
+                const R t = col[k];
+                col[k] = col[p];
+                col[p] = t;
+            }
+        }
     }
 }
 
