@@ -12,7 +12,9 @@
  * consecutive systems read whole sectors: every factor load of a warp is
  * 32 consecutive entries.  A thread keeps b in shared memory (a column per
  * thread: conflict-free; the row interchanges need run-time indices), and
- * the loops over a column keep LV loads in flight.
+ * the loops over a column keep LV = 16 loads in flight (32 above n = 64 ran
+ * 0.45-0.94x: their registers cut the blocks per SM that b's shared memory
+ * allows).
  *
  * Numerics are the other kernels' getrs: interchange k, then elimination
  * with column k of L (LINPACK form), then U x = y with the reciprocal of
@@ -37,7 +39,11 @@ template <typename R> __device__ __forceinline__ R bsg_recip(R d, bool &tiny)
     return R(1) / (d == R(0) ? R(1) : (tiny ? d * L::up() : d));
 }
 
-template <typename R, int PIV> __global__ void __launch_bounds__(BSG_NT) bsg_k(const bsi_lu_args<R> a)
+/* Blocks per SM asked of ptxas: FP64 1.1-1.3x at n = 20..128 with 10
+ * (FP32 0.94x above n = 32 with it; 0 leaves it to ptxas, as no bound). */
+template <typename R> __host__ __device__ constexpr int bsg_minb() { return sizeof(R) == 8 ? 10 : 0; }
+
+template <typename R, int PIV> __global__ void __launch_bounds__(BSG_NT, bsg_minb<R>()) bsg_k(const bsi_lu_args<R> a)
 {
     using L = bsw_lim<R>;
     constexpr int LV = 16;
@@ -127,28 +133,29 @@ template <typename R, int PIV> __global__ void __launch_bounds__(BSG_NT) bsg_k(c
 #undef BSG_B
 }
 
-/* Launch (getrs, any pivoting, 1 <= n <= 128). */
-template <typename R> cudaError_t bsg_launch(const bsi_lu_args<R> &a, cudaStream_t st)
+template <typename R, int PIV> cudaError_t bsg_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     const int64_t blocks = (a.count + BSG_NT - 1) / BSG_NT;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     const size_t smem = bsg_smem<R>(a.n);
-    cudaError_t e = cudaSuccess;
-    if (a.pivot == BSOLVE_PIVOT_NONE) {
-        if (smem > 48 * 1024) e = cudaFuncSetAttribute(bsg_k<R, BSOLVE_PIVOT_NONE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e == cudaSuccess) bsg_k<R, BSOLVE_PIVOT_NONE><<<(unsigned)blocks, BSG_NT, smem, st>>>(a);
-    } else if (a.pivot == BSOLVE_PIVOT_PARTIAL) {
-        if (smem > 48 * 1024) e = cudaFuncSetAttribute(bsg_k<R, BSOLVE_PIVOT_PARTIAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e == cudaSuccess) bsg_k<R, BSOLVE_PIVOT_PARTIAL><<<(unsigned)blocks, BSG_NT, smem, st>>>(a);
-    } else {
-        if (smem > 48 * 1024) e = cudaFuncSetAttribute(bsg_k<R, BSOLVE_PIVOT_FULL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e == cudaSuccess) bsg_k<R, BSOLVE_PIVOT_FULL><<<(unsigned)blocks, BSG_NT, smem, st>>>(a);
-    }
-    if (e != cudaSuccess) { /* beyond this device's shared memory per block: the block kernel */
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(bsg_k<R, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        /* beyond this device's shared memory per block: the block kernel */
         (void)cudaGetLastError();
         return bsi_launch_large<R>(BSI_OP_GETRS, a, st);
     }
+    bsg_k<R, PIV><<<(unsigned)blocks, BSG_NT, smem, st>>>(a);
     return cudaGetLastError();
+}
+
+/* Launch (getrs, any pivoting, 1 <= n <= 128). */
+template <typename R> cudaError_t bsg_launch(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    switch (a.pivot) {
+    case BSOLVE_PIVOT_NONE: return bsg_launch_t<R, BSOLVE_PIVOT_NONE>(a, st);
+    case BSOLVE_PIVOT_PARTIAL: return bsg_launch_t<R, BSOLVE_PIVOT_PARTIAL>(a, st);
+    default: return bsg_launch_t<R, BSOLVE_PIVOT_FULL>(a, st);
+    }
 }
 
 extern template cudaError_t bsg_launch<double>(const bsi_lu_args<double> &, cudaStream_t);
