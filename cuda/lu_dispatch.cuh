@@ -58,8 +58,9 @@
  *     side in registers); getrs reads the factors of any family.
  *   SOLVE (H200) for getrs with one right-hand side from n = 9: FP64
  *     1.3-3.5x TEAM at n = 10..32, 4.4-9.1x TEAM and BLOCK at 40..128
- *     (72-94% of getrs's floor at n = 10..48, 15-52% at 64..128: above 64
- *     b's shared memory limits the threads per SM); FP32 0.96x at n = 10,
+ *     (70-97% of getrs's floor at n = 10..48, 65% at 64, 20-45% at
+ *     80..128: above 64 b's shared memory limits the threads per SM; FP64
+ *     asks ptxas for 10 blocks per SM, 1.1-1.3x at n = 20..128); FP32 0.96x at n = 10,
  *     1.2-4.4x at 12..32, 3.4-10x above.  Up to n = 8 TEAM already runs a
  *     thread per system with the factors in registers (76-92%).
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
