@@ -28,6 +28,10 @@
  *   SOLVE  lu_getrs.cuh, getrs: a thread per system reading the
  *          interleaved factors straight (a warp's loads are 32 consecutive
  *          entries), b in shared memory; any n, no bucket.
+ *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
+ *          or NONE, 9 <= n <= 16: a thread per system, the matrix in
+ *          shared memory (a run-time pivot row is an address there); one
+ *          instantiation per n.
  *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
  *          8-column panels factored by one warp in registers, the trailing
  *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
@@ -97,16 +101,17 @@
 /* Operations of the LU kernels (template and run-time argument op). */
 enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
 
-enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5, BSI_LU_SOLVE = 6 };
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5, BSI_LU_SOLVE = 6, BSI_LU_SMEM = 7 };
 
 #define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
 #define BSI_LU_WARP_MAX_N_S 64 /* largest n of WARP, FP32 */
 #define BSI_LU_BLOCK_THREADS 128
+#define BSI_LU_SMEM_MAX_N 16   /* largest n of SMEM */
 
 struct bsi_lu_choice {
-    int family; /* BSI_LU_TEAM, _WARP, _BLOCK or _TILE */
-    int bucket; /* the compiled order n is padded to (TEAM, WARP, TILE; 0 for BLOCK) */
+    int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE or _SMEM */
+    int bucket; /* the compiled order n is padded to (0 for BLOCK and SOLVE) */
     int lanes;  /* threads per system */
 };
 
@@ -136,6 +141,10 @@ BSI_DISPATCH int bsi_lu_bucket(int n)
 BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return (void)es, n <= 40; }
 BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
 
+/* Whether SMEM takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
+ * NONE, 9 <= n <= 16): the crossovers above. */
+BSI_DISPATCH int bsi_lu_smem_takes(int es, int n) { return (void)es, n >= 9; }
+
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
  * bsolve_pivot; force = the context's test-only choices (may be NULL). */
 BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, const int *force)
@@ -151,6 +160,9 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
                     pivot != BSOLVE_PIVOT_FULL;
     const int tile = big && (ft == 2 || (ft == 0 && fp != 2 && fw == 0 && bsi_lu_tile_takes(es, n)));
     const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
+    const int fm = force ? force[BSI_FORCE_LU_SMEM] : 0;
+    const int smem = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= BSI_LU_SMEM_MAX_N &&
+                     pivot != BSOLVE_PIVOT_FULL && fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, n)));
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));
     if (solve) {
@@ -165,6 +177,10 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
         c.family = BSI_LU_TILE;
         c.bucket = n <= 64 ? (n + 7) / 8 * 8 : (n + 15) / 16 * 16;
         c.lanes = n <= 64 ? 64 : 256;
+    } else if (smem) {
+        c.family = BSI_LU_SMEM;
+        c.bucket = n;
+        c.lanes = 1;
     } else if (warp) {
         c.family = BSI_LU_WARP;
         c.bucket = bsi_lu_bucket(n);
@@ -182,7 +198,7 @@ static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t 
 {
     if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
     else
-        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : "solve",
+        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : c.family == BSI_LU_SMEM ? "smem" : "solve",
                  c.bucket, c.lanes);
     return buf;
 }
