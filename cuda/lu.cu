@@ -25,6 +25,8 @@ BSP_BUCKETS(BSP_EXTERN, double)
 BSP_BUCKETS(BSP_EXTERN, float)
 BSM_BUCKETS(BSM_EXTERN, double)
 BSM_BUCKETS(BSM_EXTERN, float)
+BSM_BUCKETS_S3(BSM_EXTERN, float)
+BSM_BUCKETS_S4(BSM_EXTERN, float)
 
 template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
@@ -82,8 +84,20 @@ template <typename R> static cudaError_t bsm_launch(int op, const bsi_lu_args<R>
     case 14: return bsm_launch_n<R, 14>(op, a, s);
     case 15: return bsm_launch_n<R, 15>(op, a, s);
     case 16: return bsm_launch_n<R, 16>(op, a, s);
-    default: return cudaErrorInvalidValue;
+    default: break;
     }
+    if constexpr (sizeof(R) == 4) switch (N) { /* FP32 only */
+        case 17: return bsm_launch_n<R, 17>(op, a, s);
+        case 18: return bsm_launch_n<R, 18>(op, a, s);
+        case 19: return bsm_launch_n<R, 19>(op, a, s);
+        case 20: return bsm_launch_n<R, 20>(op, a, s);
+        case 21: return bsm_launch_n<R, 21>(op, a, s);
+        case 22: return bsm_launch_n<R, 22>(op, a, s);
+        case 23: return bsm_launch_n<R, 23>(op, a, s);
+        case 24: return bsm_launch_n<R, 24>(op, a, s);
+        default: break;
+        }
+    return cudaErrorInvalidValue;
 }
 
 template <typename R> static cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)

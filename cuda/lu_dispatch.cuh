@@ -29,7 +29,7 @@
  *          interleaved factors straight (a warp's loads are 32 consecutive
  *          entries), b in shared memory; any n, no bucket.
  *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
- *          or NONE, 9 <= n <= 16: a thread per system, the matrix in
+ *          or NONE, 9 <= n <= 16 (FP32 24): a thread per system, the matrix in
  *          shared memory (a run-time pivot row is an address there); one
  *          instantiation per n.
  *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
@@ -75,6 +75,13 @@
  *     WARP; n = 97..128: 1.14-1.27x BLOCK.  FP32 keeps WARP at 49..64
  *     (TILE 0.84-1.02x: FP32 rows fit a lane's registers up to 64) and
  *     BLOCK at 65..96 (TILE 0.95-1.02x).
+ *   SMEM (H200) over TEAM and WARP, gesv PARTIAL interleaved: FP64 2.2x
+ *     (n = 9), 1.7x (10), 1.8x (11), 1.4x (12), 2.8x (13), 2.3x (14), 1.9x
+ *     (15): 68% of the floor at n = 9, 60% at 10, 48% at 12, 33% at 15; at
+ *     n = 16 0.91x (three warps per SM: 72 KB of shared memory a block).
+ *     FP32 1.6-2.7x at n = 9..16.  getrf + getrs FP64 1.1-1.7x except n =
+ *     12 (0.97x, kept for one rule) and 16 (0.6x); FP32 1.15-1.45x, 0.95x at
+ *     16.  FP32 17..24 from the same kernel (WARP ran 11-12% of the floor).
  *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.4x TILE
  *     at n = 48, 1.6-1.8x at 64..80, 1.5x at 96, 1.6x at 128 (NONE 1.4-2.0x,
  *     getrf + getrs 1.0-1.25x); FP32 1.2x TILE at 48, 1.4x WARP at 64,
@@ -107,7 +114,8 @@ enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
 #define BSI_LU_WARP_MAX_N_S 64 /* largest n of WARP, FP32 */
 #define BSI_LU_BLOCK_THREADS 128
-#define BSI_LU_SMEM_MAX_N 16   /* largest n of SMEM */
+#define BSI_LU_SMEM_MAX_N_D 16 /* largest n of SMEM, FP64 */
+#define BSI_LU_SMEM_MAX_N_S 24 /* largest n of SMEM, FP32 */
 
 struct bsi_lu_choice {
     int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE or _SMEM */
@@ -142,8 +150,11 @@ BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return (void)es, n <= 40; }
 BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
 
 /* Whether SMEM takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
- * NONE, 9 <= n <= 16): the crossovers above. */
-BSI_DISPATCH int bsi_lu_smem_takes(int es, int n) { return (void)es, n >= 9; }
+ * NONE, 9 <= n <= its largest order): the crossovers above. */
+BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
+{
+    return n >= 9 && (es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 24);
+}
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
  * bsolve_pivot; force = the context's test-only choices (may be NULL). */
@@ -161,8 +172,9 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     const int tile = big && (ft == 2 || (ft == 0 && fp != 2 && fw == 0 && bsi_lu_tile_takes(es, n)));
     const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
     const int fm = force ? force[BSI_FORCE_LU_SMEM] : 0;
-    const int smem = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= BSI_LU_SMEM_MAX_N &&
-                     pivot != BSOLVE_PIVOT_FULL && fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, n)));
+    const int smem = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
+                     n <= (es == 8 ? BSI_LU_SMEM_MAX_N_D : BSI_LU_SMEM_MAX_N_S) && pivot != BSOLVE_PIVOT_FULL &&
+                     fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, op, n)));
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));
     if (solve) {
