@@ -55,14 +55,15 @@ template <typename R, int N, int OP> constexpr size_t bsm_smem()
     return (size_t)BSM_PITCH * N * (N + (OP == BSI_OP_GESV ? 1 : 0)) * sizeof(R);
 }
 
-/* Copies between the warp's nsys systems in a layout whose lines are
- * contiguous (line l, entry e of system s at g[s ks + l ls + e]; NL lines of
- * N entries) and the threads' areas (entry (i, j) of system s at
- * area[(j N + i) BSM_PITCH + s]; cols: lines are columns, i = e, else rows).
- * Consecutive lanes take consecutive entries, so a warp's access covers
- * whole lines; 16 accesses in flight per lane. */
+/* Copies between the warp's nsys systems in a layout of lines (line l,
+ * entry e of system s at g[s ks + l ls + e es]; NL lines of N entries;
+ * es = 1 but for a row-major b) and the threads' areas (entry (i, j) of
+ * system s at area[(j N + i) BSM_PITCH + s]; cols: lines are columns, i =
+ * e, else rows).  Consecutive lanes take consecutive entries, so a warp's
+ * access covers whole lines; 16 accesses in flight per lane. */
 template <typename R, int N, int NL, bool IN>
-__device__ __forceinline__ void bsm_copy(R *area, R *g, int64_t ks, int64_t ls, bool cols, int nsys, int lane)
+__device__ __forceinline__ void bsm_copy(R *area, R *g, int64_t ks, int64_t ls, int64_t es, bool cols, int nsys,
+                                         int lane)
 {
     constexpr int PER = N * NL, Q = 16;
     for (int q0 = 0; q0 < PER; q0 += Q) {
@@ -74,7 +75,7 @@ __device__ __forceinline__ void bsm_copy(R *area, R *g, int64_t ks, int64_t ls, 
             const int f = lane + 32 * (q0 + q);
             const int sy = f / PER, r = f - sy * PER, l = r / N, e = r - l * N;
             d[q] = (q0 + q < PER && sy < nsys) ? ((cols ? l * N + e : e * N + l) * BSM_PITCH + sy) : -1;
-            o[q] = sy * ks + l * ls + e;
+            o[q] = sy * ks + l * ls + e * es;
             if (IN && d[q] >= 0) v[q] = g[o[q]];
         }
 #pragma unroll
@@ -124,7 +125,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
             }
         } else {
             const bool cols = is == 1;
-            bsm_copy<R, N, N, true>(area, const_cast<R *>(a.A) + sys0 * ks, ks, cols ? js : is, cols, nsys, lane);
+            bsm_copy<R, N, N, true>(area, const_cast<R *>(a.A) + sys0 * ks, ks, cols ? js : is, 1, cols, nsys, lane);
             __syncwarp();
 #pragma unroll
             for (int j = 0; j < N; j++)
@@ -136,7 +137,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
 #pragma unroll
                 for (int i = 0; i < N; i++) BSM(i, N) = valid ? a.B[sys + i * a.vb.is] : R(0);
             } else {
-                bsm_copy<R, N, 1, true>(area + N * N * BSM_PITCH, a.B + sys0 * a.vb.ks, a.vb.ks, 0, true, nsys, lane);
+                bsm_copy<R, N, 1, true>(area + N * N * BSM_PITCH, a.B + sys0 * a.vb.ks, a.vb.ks, 0, a.vb.is, true, nsys, lane);
             }
         }
         if constexpr (OP == BSI_OP_GESV) {
@@ -205,14 +206,14 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
          * pivot row u, row k's move to row p */
         R u[NC];
         if (pivot == BSOLVE_PIVOT_PARTIAL) {
-            R *const rowp = sm + p * 32;
+            R *const rowp = sm + p * BSM_PITCH;
 #pragma unroll
-            for (int j = k + 1; j < NC; j++) u[j] = rowp[j * N * 32];
+            for (int j = k + 1; j < NC; j++) u[j] = rowp[j * N * BSM_PITCH];
 #pragma unroll
             for (int j = k + 1; j < NC; j++) {
                 const R t = BSM(k, j);
                 BSM(k, j) = u[j];
-                rowp[j * N * 32] = t;
+                rowp[j * N * BSM_PITCH] = t;
             }
         } else {
 #pragma unroll
@@ -265,7 +266,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
 #pragma unroll
             for (int i = 0; i < N; i++) BSM(i, N) = nanx ? L::nan() : x[i];
             __syncwarp();
-            bsm_copy<R, N, 1, false>(area + N * N * BSM_PITCH, a.B + sys0 * a.vb.ks, a.vb.ks, 0, true, nsys, lane);
+            bsm_copy<R, N, 1, false>(area + N * N * BSM_PITCH, a.B + sys0 * a.vb.ks, a.vb.ks, 0, a.vb.is, true, nsys, lane);
         }
         if (a.info && valid) a.info[sys] = badb ? BSOLVE_INFO_NONFINITE : finfo;
     }
