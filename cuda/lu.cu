@@ -26,7 +26,6 @@ BSP_BUCKETS(BSP_EXTERN, float)
 BSM_BUCKETS(BSM_EXTERN, double)
 BSM_BUCKETS(BSM_EXTERN, float)
 BSM_BUCKETS_S3(BSM_EXTERN, float)
-BSM_BUCKETS_S4(BSM_EXTERN, float)
 
 template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
@@ -86,17 +85,8 @@ template <typename R> static cudaError_t bsm_launch(int op, const bsi_lu_args<R>
     case 16: return bsm_launch_n<R, 16>(op, a, s);
     default: break;
     }
-    if constexpr (sizeof(R) == 4) switch (N) { /* FP32 only */
-        case 17: return bsm_launch_n<R, 17>(op, a, s);
-        case 18: return bsm_launch_n<R, 18>(op, a, s);
-        case 19: return bsm_launch_n<R, 19>(op, a, s);
-        case 20: return bsm_launch_n<R, 20>(op, a, s);
-        case 21: return bsm_launch_n<R, 21>(op, a, s);
-        case 22: return bsm_launch_n<R, 22>(op, a, s);
-        case 23: return bsm_launch_n<R, 23>(op, a, s);
-        case 24: return bsm_launch_n<R, 24>(op, a, s);
-        default: break;
-        }
+    if constexpr (sizeof(R) == 4)
+        if (N == 17) return bsm_launch_n<R, 17>(op, a, s); /* FP32 only */
     return cudaErrorInvalidValue;
 }
 

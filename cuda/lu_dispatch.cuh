@@ -29,7 +29,7 @@
  *          interleaved factors straight (a warp's loads are 32 consecutive
  *          entries), b in shared memory; any n, no bucket.
  *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
- *          or NONE, 9 <= n <= 16 (FP32 24): a thread per system, the matrix in
+ *          or NONE, 9 <= n <= 16 (FP32 17): a thread per system, the matrix in
  *          shared memory (a run-time pivot row is an address there); one
  *          instantiation per n.
  *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
@@ -78,10 +78,16 @@
  *   SMEM (H200) over TEAM and WARP, gesv PARTIAL interleaved: FP64 2.2x
  *     (n = 9), 1.7x (10), 1.8x (11), 1.4x (12), 2.8x (13), 2.3x (14), 1.9x
  *     (15): 68% of the floor at n = 9, 60% at 10, 48% at 12, 33% at 15; at
- *     n = 16 0.91x (three warps per SM: 72 KB of shared memory a block).
+ *     n = 16 0.91x (three warps per SM: 68 KB of shared memory a block).
  *     FP32 1.6-2.7x at n = 9..16.  getrf + getrs FP64 1.1-1.7x except n =
  *     12 (0.97x, kept for one rule) and 16 (0.6x); FP32 1.15-1.45x, 0.95x at
- *     16.  FP32 17..24 from the same kernel (WARP ran 11-12% of the floor).
+ *     16; FP32 n = 17 1.3x WARP, beyond it lost (0.3-0.5x at 18..24: ptxas
+ *     no longer unrolls the steps, the arrays go to local memory).
+ *     Column-major input runs 56-68% of interleaved (FP64; 32-50% FP32:
+ *     each thread reads its own system, 32 sectors a warp load), still
+ *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
+ *     through the warp's area ran slower (index arithmetic, bank conflicts
+ *     of the interchange at an odd pitch).
  *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.4x TILE
  *     at n = 48, 1.6-1.8x at 64..80, 1.5x at 96, 1.6x at 128 (NONE 1.4-2.0x,
  *     getrf + getrs 1.0-1.25x); FP32 1.2x TILE at 48, 1.4x WARP at 64,
@@ -115,7 +121,7 @@ enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_
 #define BSI_LU_WARP_MAX_N_S 64 /* largest n of WARP, FP32 */
 #define BSI_LU_BLOCK_THREADS 128
 #define BSI_LU_SMEM_MAX_N_D 16 /* largest n of SMEM, FP64 */
-#define BSI_LU_SMEM_MAX_N_S 24 /* largest n of SMEM, FP32 */
+#define BSI_LU_SMEM_MAX_N_S 17 /* largest n of SMEM, FP32 */
 
 struct bsi_lu_choice {
     int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE or _SMEM */
@@ -153,7 +159,7 @@ BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
  * NONE, 9 <= n <= its largest order): the crossovers above. */
 BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
 {
-    return n >= 9 && (es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 24);
+    return n >= 9 && (es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 17);
 }
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a

@@ -1,7 +1,7 @@
 /*
  * lu_smem.cuh -- LU with a thread per system, the matrix in shared memory
  * (gesv with one right-hand side and getrf, PARTIAL or NONE, 9 <= n <= 16,
- * FP32 to 24;
+ * FP32 to 17;
  * lu_dispatch.cuh's table says when).  One instantiation per order n = N:
  * no padding, no masks.
  *
@@ -16,28 +16,27 @@
  * time row is only an address: the interchange of rows k and p is a few
  * loads and stores, and each update a load, an FMA and a store, all of one
  * thread.  Entry (i, j) of thread t's system sits at word (j N + i) 32 + t
- * of its warp's area (word (j N + i) 33 + t: odd pitch, see Memory), so a
- * warp's access to one entry of its 32 systems is conflict-free whatever
- * the rows.
+ * of its warp's area, so a warp's access to one entry of its 32 systems is
+ * conflict-free whatever the rows.
  *
  * The current column lives in registers: the update of step k writes column
  * k + 1 there instead of back to shared memory, so the next pivot search,
  * interchange and multipliers need no loads.  b is column N (the elimination
  * is the forward substitution); the back substitution keeps x in registers.
  *
- * Memory: interleaved data are loaded and stored straight (a warp's access
- * is 32 consecutive entries); column- and row-major data by whole lines
- * through the warp's area (consecutive lanes on consecutive entries of one
- * system), which the odd pitch of the area keeps free of bank conflicts.
+ * Memory: every entry is loaded once straight from the caller's layout
+ * (interleaved: a warp's load is 32 consecutive entries; column-major:
+ * consecutive entries of one system in consecutive loads of a thread, which
+ * its L1 lines serve), all loads of the matrix issued before the first use.
  *
  * Numerics are the team kernel's (lu_small.cuh): largest |a|, ties to the
  * lowest row, NaN never a pivot unless all are; the multipliers by the
  * reciprocal of the pivot, a subnormal pivot scaled up by 2^64 (2^32) first;
  * getrf's L in LINPACK form (common.cuh).
  *
- * Blocks are one warp (32 systems), N (N + 1) 33 entries of shared memory:
- * 29 KB at N = 10, 72 KB at N = 16 (FP64), 79 KB at N = 24 (FP32); devices
- * that cannot give a block that much get the table's other kernel.
+ * Blocks are one warp (32 systems), N (N + 1) 32 entries of shared memory:
+ * 28 KB at N = 10, 68 KB at N = 16 (FP64; devices that cannot give a block
+ * that much get the table's other kernel).
  */
 #ifndef BSI_LU_SMEM_CUH
 #define BSI_LU_SMEM_CUH
@@ -46,45 +45,10 @@
 #include "lu_dispatch.cuh"
 #include "lu_small.cuh" /* bsi_lim */
 
-#define BSM_PITCH 33 /* words of R between one entry's 32 copies: odd, so that a
-                      * warp walking one system's line hits distinct banks */
-
-/* Shared memory of a block (one warp) for order N: N rows, N columns and b. */
+/* Shared memory of a block (one warp) for bucket N: N rows, N columns and b. */
 template <typename R, int N, int OP> constexpr size_t bsm_smem()
 {
-    return (size_t)BSM_PITCH * N * (N + (OP == BSI_OP_GESV ? 1 : 0)) * sizeof(R);
-}
-
-/* Copies between the warp's nsys systems in a layout of lines (line l,
- * entry e of system s at g[s ks + l ls + e es]; NL lines of N entries;
- * es = 1 but for a row-major b) and the threads' areas (entry (i, j) of
- * system s at area[(j N + i) BSM_PITCH + s]; cols: lines are columns, i =
- * e, else rows).  Consecutive lanes take consecutive entries, so a warp's
- * access covers whole lines; 16 accesses in flight per lane. */
-template <typename R, int N, int NL, bool IN>
-__device__ __forceinline__ void bsm_copy(R *area, R *g, int64_t ks, int64_t ls, int64_t es, bool cols, int nsys,
-                                         int lane)
-{
-    constexpr int PER = N * NL, Q = 16;
-    for (int q0 = 0; q0 < PER; q0 += Q) {
-        R v[Q];
-        int d[Q];
-        int64_t o[Q];
-#pragma unroll
-        for (int q = 0; q < Q; q++) {
-            const int f = lane + 32 * (q0 + q);
-            const int sy = f / PER, r = f - sy * PER, l = r / N, e = r - l * N;
-            d[q] = (q0 + q < PER && sy < nsys) ? ((cols ? l * N + e : e * N + l) * BSM_PITCH + sy) : -1;
-            o[q] = sy * ks + l * ls + e * es;
-            if (IN && d[q] >= 0) v[q] = g[o[q]];
-        }
-#pragma unroll
-        for (int q = 0; q < Q; q++)
-            if (d[q] >= 0) {
-                if (IN) area[d[q]] = v[q];
-                else g[o[q]] = area[d[q]];
-            }
-    }
+    return (size_t)32 * N * (N + (OP == BSI_OP_GESV ? 1 : 0)) * sizeof(R);
 }
 
 template <typename R, int N, int OP>
@@ -93,57 +57,38 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
     using L = bsi_lim<R>;
     constexpr int NC = N + (OP == BSI_OP_GESV ? 1 : 0); /* columns in shared memory */
     extern __shared__ __align__(16) unsigned char bsm_raw[];
-    R *const area = reinterpret_cast<R *>(bsm_raw);
-    R *const sm = area + threadIdx.x;
-#define BSM(i, j) sm[((j) * N + (i)) * BSM_PITCH]
+    R *const sm = reinterpret_cast<R *>(bsm_raw) + threadIdx.x;
+#define BSM(i, j) sm[((j) * N + (i)) * 32]
 
-    const int lane = threadIdx.x;
-    const int64_t sys0 = (int64_t)blockIdx.x * 32, sys = sys0 + lane;
-    const int nsys = (int)min((int64_t)32, a.count - sys0);
-    const bool valid = lane < nsys;
+    const int64_t sys = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    if (sys >= a.count) return; /* no lane talks to another */
     const int pivot = a.pivot; /* a.n == N */
 
-    /* ---- load A (and b): interleaved straight (a warp's load is 32
-     * consecutive entries), other layouts by whole lines through the area;
-     * a non-finite entry makes its accumulator NaN ---- */
+    /* ---- load A (and b); a non-finite entry makes its accumulator NaN ---- */
     R nfa = R(0), nfb = R(0);
     {
-        const int64_t ks = a.va.ks, is = a.va.is, js = a.va.js;
-        if (ks == 1) {
-            const R *A = a.A + sys;
+        const R *A = a.A + sys * a.va.ks;
+        const int64_t is = a.va.is, js = a.va.js;
 #pragma unroll
-            for (int j = 0; j < N; j++) {
+        for (int j = 0; j < N; j++) {
 #pragma unroll
-                for (int i = 0; i < N; i++) {
-                    const R v = valid ? A[i * is + j * js] : R(0);
-                    nfa = fma(v, R(0), nfa);
-                    BSM(i, j) = v;
-                }
-                /* at most two columns of loads in flight: all of them were
-                 * hoisted into registers and spilled */
-                if (j % 2 == 1) asm volatile("" ::: "memory");
+            for (int i = 0; i < N; i++) {
+                const R v = A[i * is + j * js];
+                nfa = fma(v, R(0), nfa);
+                BSM(i, j) = v;
             }
-        } else {
-            const bool cols = is == 1;
-            bsm_copy<R, N, N, true>(area, const_cast<R *>(a.A) + sys0 * ks, ks, cols ? js : is, 1, cols, nsys, lane);
-            __syncwarp();
-#pragma unroll
-            for (int j = 0; j < N; j++)
-#pragma unroll
-                for (int i = 0; i < N; i++) nfa = fma(BSM(i, j), R(0), nfa);
+            /* at most two columns of loads in flight: all of them were
+             * hoisted into registers and spilled */
+            if (j % 2 == 1) asm volatile("" ::: "memory");
         }
         if constexpr (OP == BSI_OP_GESV) {
-            if (a.vb.ks == 1) {
+            const R *B = a.B + sys * a.vb.ks;
 #pragma unroll
-                for (int i = 0; i < N; i++) BSM(i, N) = valid ? a.B[sys + i * a.vb.is] : R(0);
-            } else {
-                bsm_copy<R, N, 1, true>(area + N * N * BSM_PITCH, a.B + sys0 * a.vb.ks, a.vb.ks, 0, a.vb.is, true, nsys, lane);
+            for (int i = 0; i < N; i++) {
+                const R v = B[i * a.vb.is];
+                nfb = fma(v, R(0), nfb);
+                BSM(i, N) = v;
             }
-        }
-        if constexpr (OP == BSI_OP_GESV) {
-            __syncwarp();
-#pragma unroll
-            for (int i = 0; i < N; i++) nfb = fma(BSM(i, N), R(0), nfb);
         }
     }
     const bool bad = nfa != R(0), badb = nfb != R(0);
@@ -178,7 +123,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
             for (int i = k + 1; i < N; i++) col[i] = i == p ? ck : col[i];
             col[k] = cp;
         }
-        if (OP == BSI_OP_GETRF && valid) {
+        if constexpr (OP == BSI_OP_GETRF) {
             a.rp[k * a.fld + sys] = (uint8_t)p;
             a.cp[k * a.fld + sys] = (uint8_t)k;
         }
@@ -206,14 +151,14 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
          * pivot row u, row k's move to row p */
         R u[NC];
         if (pivot == BSOLVE_PIVOT_PARTIAL) {
-            R *const rowp = sm + p * BSM_PITCH;
+            R *const rowp = sm + p * 32;
 #pragma unroll
-            for (int j = k + 1; j < NC; j++) u[j] = rowp[j * N * BSM_PITCH];
+            for (int j = k + 1; j < NC; j++) u[j] = rowp[j * N * 32];
 #pragma unroll
             for (int j = k + 1; j < NC; j++) {
                 const R t = BSM(k, j);
                 BSM(k, j) = u[j];
-                rowp[j * N * BSM_PITCH] = t;
+                rowp[j * N * 32] = t;
             }
         } else {
 #pragma unroll
@@ -235,11 +180,10 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
     }
 
     if constexpr (OP == BSI_OP_GETRF) {
-        if (!valid) return;
         const int v = bad ? BSOLVE_INFO_NONFINITE : pinfo;
         a.info[sys] = v;
         a.finfo[sys] = v;
-        R *F = a.F + sys; /* the factors are interleaved */
+        R *F = a.F + sys;
         const int64_t fld = a.fld;
 #pragma unroll
         for (int j = 0; j < N; j++)
@@ -257,18 +201,10 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
             for (int r = 0; r < i; r++) x[r] = fma(-BSM(r, i), x[i], x[r]);
         }
         const int finfo = bad ? BSOLVE_INFO_NONFINITE : pinfo;
-        const bool nanx = finfo != 0 || badb;
-        if (a.vb.ks == 1) {
-            if (valid)
+        R *B = a.B + sys * a.vb.ks;
 #pragma unroll
-                for (int i = 0; i < N; i++) a.B[sys + i * a.vb.is] = nanx ? L::nan() : x[i];
-        } else { /* by whole lines, from b's column of the area */
-#pragma unroll
-            for (int i = 0; i < N; i++) BSM(i, N) = nanx ? L::nan() : x[i];
-            __syncwarp();
-            bsm_copy<R, N, 1, false>(area + N * N * BSM_PITCH, a.B + sys0 * a.vb.ks, a.vb.ks, 0, a.vb.is, true, nsys, lane);
-        }
-        if (a.info && valid) a.info[sys] = badb ? BSOLVE_INFO_NONFINITE : finfo;
+        for (int i = 0; i < N; i++) B[i * a.vb.is] = (finfo != 0 || badb) ? L::nan() : x[i];
+        if (a.info) a.info[sys] = badb ? BSOLVE_INFO_NONFINITE : finfo;
     }
 #undef BSM
 }
@@ -296,8 +232,7 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
 #define BSM_BUCKETS_LO(X, R) X(R, 9) X(R, 10) X(R, 11) X(R, 12)
 #define BSM_BUCKETS_HI(X, R) X(R, 13) X(R, 14) X(R, 15) X(R, 16)
 #define BSM_BUCKETS(X, R) BSM_BUCKETS_LO(X, R) BSM_BUCKETS_HI(X, R)
-#define BSM_BUCKETS_S3(X, R) X(R, 17) X(R, 18) X(R, 19) X(R, 20)
-#define BSM_BUCKETS_S4(X, R) X(R, 21) X(R, 22) X(R, 23) X(R, 24)
+#define BSM_BUCKETS_S3(X, R) X(R, 17)
 #define BSM_EXTERN(R, N) extern template cudaError_t bsm_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
 #define BSM_INSTANTIATE(R, N) template cudaError_t bsm_launch_n<R, N>(int, const bsi_lu_args<R> &, cudaStream_t);
 

@@ -18,7 +18,7 @@
  * with it on every order it has a bucket for, and the register-tile kernel
  * (lu_tile.cuh) and the blocked panel kernel (lu_panel.cuh) on n = 33..128,
  * the thread-per-system getrs (lu_getrs.cuh) on every getrs, the
- * shared-memory kernel (lu_smem.cuh) on n = 9..24 and the team and
+ * shared-memory kernel (lu_smem.cuh) on n = 9..17 and the team and
  * row-per-lane kernels there without it.
  * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..7 one forced
  * configuration only.
@@ -447,7 +447,7 @@ int main(void)
      * to BLOCK). */
     static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64, 80, 100, 128};
     static const int ns_solve[] = {1, 2, 5, 8, 9, 16, 33, 64, 100, 128};
-    static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 23, 24};
+    static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17};
     static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64, 65, 80, 81, 100, 112, 127, 128};
     static const struct {
         const char *what;

@@ -189,20 +189,20 @@ START_TEST(t_lu_solve)
 END_TEST
 
 /* The shared-memory kernel: gesv nrhs = 1 and getrf, PARTIAL or NONE, n =
- * 9..16 (FP32 9..24); by the table's choice FP64 n <= 15, FP32 gesv n <= 24
+ * 9..16 (FP32 9..17); by the table's choice FP64 n <= 15, FP32 gesv n <= 17
  * and getrf n <= 15; forced on everywhere it can run, forced off nowhere;
  * every order its own instantiation. */
 static int smem_takes(int f, int es, int op, int n, int nrhs, int pv)
 {
     const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
-                    n <= (es == 8 ? 16 : 24) && pv != BSOLVE_PIVOT_FULL;
-    return can && (f == 2 || (f == 0 && n <= (es == 8 || op == BSI_OP_GETRF ? 15 : 24)));
+                    n <= (es == 8 ? 16 : 17) && pv != BSOLVE_PIVOT_FULL;
+    return can && (f == 2 || (f == 0 && n <= (es == 8 || op == BSI_OP_GETRF ? 15 : 17)));
 }
 START_TEST(t_lu_smem)
 {
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_SMEM, BSI_LU_SMEM, "smem", smem_takes, reached);
-    for (int n = 9; n <= 24; n++) TL_EXPECT(reached[n], "smem order %d never chosen", n);
+    for (int n = 9; n <= 17; n++) TL_EXPECT(reached[n], "smem order %d never chosen", n);
     TL_EXPECT(lu_both_forced(BSI_FORCE_LU_SMEM, BSI_FORCE_LU_WARP, 12) == BSI_LU_WARP,
               "WARP forced wins over SMEM forced");
     TL_CLEAN("LU shared-memory kernel's knob");
@@ -260,7 +260,8 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 14, 16},
         {8, BSI_OP_GETRF, 15, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 15, 1},
         {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 16, 16},
-        {4, BSI_OP_GESV, 24, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 24, 1},
+        {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 1},
+        {4, BSI_OP_GESV, 18, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {4, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
         {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
