@@ -99,6 +99,18 @@ struct bsi_on_device {
  * the device and the code that runs on it have it. */
 static inline bool bsi_cuda_has_pdl(const bsi_cuda *c) { return c->cc >= 90 && c->code_arch >= 90; }
 
+/* Whether kernel may be launched with bytes of dynamic shared memory:
+ * beyond the default 48 KB it asks for the opt-in, which fails where the
+ * device has less per block (the caller then runs another kernel). */
+template <typename K> static inline bool bsi_smem_optin(K *kernel, size_t bytes)
+{
+    if (bytes <= 48 * 1024) return true;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) == cudaSuccess)
+        return true;
+    (void)cudaGetLastError();
+    return false;
+}
+
 /* Device view of a batch layout: entry (i, j) of system k at
  * p[k*ks + i*is + j*js].  For INTERLEAVED: ks = 1, is = ld, js = r*ld. */
 struct bsi_view {

@@ -12,6 +12,7 @@
 #include "lu_getrs.cuh"
 #include "lu_panel.cuh"
 #include "lu_small.cuh"
+#include "lu_smem.cuh"
 #include "lu_tile.cuh"
 #include "lu_warp.cuh"
 
@@ -22,6 +23,9 @@ BST_BUCKETS(BST_EXTERN, double)
 BST_BUCKETS(BST_EXTERN, float)
 BSP_BUCKETS(BSP_EXTERN, double)
 BSP_BUCKETS(BSP_EXTERN, float)
+BSM_BUCKETS(BSM_EXTERN, double)
+BSM_BUCKETS(BSM_EXTERN, float)
+BSM_BUCKETS_S3(BSM_EXTERN, float)
 
 template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
@@ -68,6 +72,24 @@ template <typename R> static cudaError_t bsw_launch(int op, const bsi_lu_args<R>
     return cudaErrorInvalidValue;
 }
 
+template <typename R> static cudaError_t bsm_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
+{
+    switch (N) {
+    case 9: return bsm_launch_n<R, 9>(op, a, s);
+    case 10: return bsm_launch_n<R, 10>(op, a, s);
+    case 11: return bsm_launch_n<R, 11>(op, a, s);
+    case 12: return bsm_launch_n<R, 12>(op, a, s);
+    case 13: return bsm_launch_n<R, 13>(op, a, s);
+    case 14: return bsm_launch_n<R, 14>(op, a, s);
+    case 15: return bsm_launch_n<R, 15>(op, a, s);
+    case 16: return bsm_launch_n<R, 16>(op, a, s);
+    default: break;
+    }
+    if constexpr (sizeof(R) == 4)
+        if (N == 17) return bsm_launch_n<R, 17>(op, a, s); /* FP32 only */
+    return cudaErrorInvalidValue;
+}
+
 template <typename R> static cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
     switch (N) {
@@ -101,6 +123,16 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     case BSI_LU_TILE: return bst_launch<R>(op, a, c.bucket, s);
     case BSI_LU_PANEL: return bsp_launch<R>(op, a, c.bucket, s);
     case BSI_LU_SOLVE: return bsg_launch<R>(a, s);
+    case BSI_LU_SMEM: {
+        const cudaError_t e = bsm_launch<R>(op, a, c.bucket, s);
+        if (e != cudaErrorInvalidConfiguration) return e;
+        /* a block's shared memory beyond this device's: the table without SMEM */
+        int f[BSI_FORCE_COUNT + 1];
+        if (force) memcpy(f, force, sizeof f);
+        else memset(f, 0, sizeof f);
+        f[BSI_FORCE_LU_SMEM] = 1;
+        return bsi_launch_lu<R>(op, a, f, s);
+    }
     default: return bsi_launch_large<R>(op, a, s);
     }
 }

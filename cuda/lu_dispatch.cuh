@@ -28,6 +28,10 @@
  *   SOLVE  lu_getrs.cuh, getrs: a thread per system reading the
  *          interleaved factors straight (a warp's loads are 32 consecutive
  *          entries), b in shared memory; any n, no bucket.
+ *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
+ *          or NONE, 9 <= n <= 16 (FP32 17): a thread per system, the matrix in
+ *          shared memory (a run-time pivot row is an address there); one
+ *          instantiation per n.
  *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
  *          8-column panels factored by one warp in registers, the trailing
  *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
@@ -58,8 +62,9 @@
  *     side in registers); getrs reads the factors of any family.
  *   SOLVE (H200) for getrs with one right-hand side from n = 9: FP64
  *     1.3-3.5x TEAM at n = 10..32, 4.4-9.1x TEAM and BLOCK at 40..128
- *     (72-94% of getrs's floor at n = 10..48, 15-52% at 64..128: above 64
- *     b's shared memory limits the threads per SM); FP32 0.96x at n = 10,
+ *     (70-97% of getrs's floor at n = 10..48, 65% at 64, 20-45% at
+ *     80..128: above 64 b's shared memory limits the threads per SM; FP64
+ *     asks ptxas for 10 blocks per SM, 1.1-1.3x at n = 20..128); FP32 0.96x at n = 10,
  *     1.2-4.4x at 12..32, 3.4-10x above.  Up to n = 8 TEAM already runs a
  *     thread per system with the factors in registers (76-92%).
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
@@ -70,6 +75,19 @@
  *     WARP; n = 97..128: 1.14-1.27x BLOCK.  FP32 keeps WARP at 49..64
  *     (TILE 0.84-1.02x: FP32 rows fit a lane's registers up to 64) and
  *     BLOCK at 65..96 (TILE 0.95-1.02x).
+ *   SMEM (H200) over TEAM and WARP, gesv PARTIAL interleaved: FP64 2.2x
+ *     (n = 9), 1.7x (10), 1.8x (11), 1.4x (12), 2.8x (13), 2.3x (14), 1.9x
+ *     (15): 68% of the floor at n = 9, 60% at 10, 48% at 12, 33% at 15; at
+ *     n = 16 0.91x (three warps per SM: 68 KB of shared memory a block).
+ *     FP32 1.6-2.7x at n = 9..16.  getrf + getrs FP64 1.1-1.7x except n =
+ *     12 (0.97x, kept for one rule) and 16 (0.6x); FP32 1.15-1.45x, 0.95x at
+ *     16; FP32 n = 17 1.3x WARP, beyond it lost (0.3-0.5x at 18..24: ptxas
+ *     no longer unrolls the steps, the arrays go to local memory).
+ *     Column-major input runs 56-68% of interleaved (FP64; 32-50% FP32:
+ *     each thread reads its own system, 32 sectors a warp load), still
+ *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
+ *     through the warp's area ran slower (index arithmetic, bank conflicts
+ *     of the interchange at an odd pitch).
  *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.4x TILE
  *     at n = 48, 1.6-1.8x at 64..80, 1.5x at 96, 1.6x at 128 (NONE 1.4-2.0x,
  *     getrf + getrs 1.0-1.25x); FP32 1.2x TILE at 48, 1.4x WARP at 64,
@@ -96,16 +114,18 @@
 /* Operations of the LU kernels (template and run-time argument op). */
 enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
 
-enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5, BSI_LU_SOLVE = 6 };
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5, BSI_LU_SOLVE = 6, BSI_LU_SMEM = 7 };
 
 #define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
 #define BSI_LU_WARP_MAX_N_S 64 /* largest n of WARP, FP32 */
 #define BSI_LU_BLOCK_THREADS 128
+#define BSI_LU_SMEM_MAX_N_D 16 /* largest n of SMEM, FP64 */
+#define BSI_LU_SMEM_MAX_N_S 17 /* largest n of SMEM, FP32 */
 
 struct bsi_lu_choice {
-    int family; /* BSI_LU_TEAM, _WARP, _BLOCK or _TILE */
-    int bucket; /* the compiled order n is padded to (TEAM, WARP, TILE; 0 for BLOCK) */
+    int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE or _SMEM */
+    int bucket; /* the compiled order n is padded to (0 for BLOCK and SOLVE) */
     int lanes;  /* threads per system */
 };
 
@@ -135,6 +155,13 @@ BSI_DISPATCH int bsi_lu_bucket(int n)
 BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return (void)es, n <= 40; }
 BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
 
+/* Whether SMEM takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
+ * NONE, 9 <= n <= its largest order): the crossovers above. */
+BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
+{
+    return n >= 9 && (es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 17);
+}
+
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
  * bsolve_pivot; force = the context's test-only choices (may be NULL). */
 BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, const int *force)
@@ -150,6 +177,10 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
                     pivot != BSOLVE_PIVOT_FULL;
     const int tile = big && (ft == 2 || (ft == 0 && fp != 2 && fw == 0 && bsi_lu_tile_takes(es, n)));
     const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
+    const int fm = force ? force[BSI_FORCE_LU_SMEM] : 0;
+    const int smem = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
+                     n <= (es == 8 ? BSI_LU_SMEM_MAX_N_D : BSI_LU_SMEM_MAX_N_S) && pivot != BSOLVE_PIVOT_FULL &&
+                     fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, op, n)));
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));
     if (solve) {
@@ -164,6 +195,10 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
         c.family = BSI_LU_TILE;
         c.bucket = n <= 64 ? (n + 7) / 8 * 8 : (n + 15) / 16 * 16;
         c.lanes = n <= 64 ? 64 : 256;
+    } else if (smem) {
+        c.family = BSI_LU_SMEM;
+        c.bucket = n;
+        c.lanes = 1;
     } else if (warp) {
         c.family = BSI_LU_WARP;
         c.bucket = bsi_lu_bucket(n);
@@ -181,7 +216,7 @@ static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t 
 {
     if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
     else
-        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : "solve",
+        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : c.family == BSI_LU_SMEM ? "smem" : "solve",
                  c.bucket, c.lanes);
     return buf;
 }

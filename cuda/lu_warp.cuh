@@ -126,6 +126,53 @@ __device__ __forceinline__ void bsw_targmax(unsigned long long &key, int &col, i
     }
 }
 
+/* PARTIAL pivot search of a team of T lanes (one row each; cand: the row
+ * is a candidate, pos its position): the largest |entry| by the high word,
+ * then the low word, ties to the lowest position.  Returns the pivot row's
+ * position in every lane of the team; isp: this lane holds it.  From sm_80
+ * three reductions over the team's lanes (redux.sync; the position comes out
+ * of the last, so nothing is shuffled after the search); before, the
+ * maximum of the high words by a shuffle butterfly, with the exact tie path
+ * only when a ballot sees a tie. */
+template <typename R, int T>
+__device__ __forceinline__ int bsw_team_argmax(R v, bool cand, int pos, int team, bool &isp)
+{
+    using L = bsw_lim<R>;
+    const uint32_t tmask = T == 32 ? 0xffffffffu : ((1u << T) - 1);
+    const uint32_t key = cand ? (L::hi(v) | 0x80000000u) : 0u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const uint32_t gm = T == 32 ? 0xffffffffu : (tmask << (team * T));
+    const uint32_t mhi = __reduce_max_sync(gm, key); /* every lane reduces: no && before a reduction */
+    bool c = key == mhi;
+    if constexpr (sizeof(R) == 8) {
+        const uint32_t klo = c ? L::lo(v) : 0u;
+        const uint32_t mlo = __reduce_max_sync(gm, klo);
+        c = c & (klo == mlo);
+    }
+    const int p = (int)__reduce_min_sync(gm, c ? (uint32_t)pos : 0xffffu);
+    isp = cand && pos == p;
+    return p;
+#else
+    const uint32_t mx = bsw_tmax<T>(key);
+    bool c = key == mx;
+    uint32_t tb = (__ballot_sync(0xffffffffu, c) >> (team * T)) & tmask;
+    if (__ballot_sync(0xffffffffu, __popc(tb) > 1)) { /* ties of the high words (or equal values) */
+        if constexpr (sizeof(R) == 8) {
+            const uint32_t klo = c ? L::lo(v) : 0u;
+            const uint32_t mlo = bsw_tmax<T>(klo);
+            c = c && klo == mlo;
+        }
+        const uint32_t kp = c ? (uint32_t)pos : 0xffffu;
+        const uint32_t mp = bsw_tmin<T>(kp);
+        c = c && kp == mp;
+        tb = (__ballot_sync(0xffffffffu, c) >> (team * T)) & tmask;
+    }
+    const int pl = __ffs(tb) - 1;
+    isp = (int)(threadIdx.x & (T - 1)) == pl;
+    return __shfl_sync(0xffffffffu, pos, pl, T);
+#endif
+}
+
 /* Team barrier: the warp (W = 1) or the block (W > 1). */
 template <int W> __device__ __forceinline__ void bsw_tsync()
 {
@@ -168,20 +215,26 @@ bsw_k(const bsi_lu_args<R> a)
         constexpr int Q = (SB * N * N + NT - 1) / NT;
         constexpr int QC = Q < 16 ? Q : 16; /* loads in flight per thread per round */
         if (ks == 1) { /* interleaved: entry e of SB consecutive systems is contiguous */
-            const int s = tid % SB;
+            /* thread tid takes system tid % SB, entries tid / SB + q * ES:
+             * pointer steps, no division per entry */
+            static_assert(NT % SB == 0, "systems per block divide the threads");
+            constexpr int ES = NT / SB;
+            const int s = tid % SB, e0 = tid / SB;
             const bool ok = s < nsys;
+            const int64_t step = (int64_t)ES * is;
+            const R *src = A + (int64_t)e0 * is + s;
+            R *dst = stg + s * SBS + e0;
+#pragma unroll
             for (int q0 = 0; q0 < Q; q0 += QC) {
                 R v[QC];
 #pragma unroll
                 for (int q = 0; q < QC; q++) {
-                    const int e = (tid + (q0 + q) * NT) / SB;
-                    v[q] = (ok && e < nn) ? A[(int64_t)e * is + s] : R(0);
+                    v[q] = (ok && q0 + q < Q && e0 + (q0 + q) * ES < nn) ? *src : R(0);
+                    src += step;
                 }
 #pragma unroll
-                for (int q = 0; q < QC; q++) {
-                    const int e = (tid + (q0 + q) * NT) / SB;
-                    if (e < nn) stg[s * SBS + e] = v[q];
-                }
+                for (int q = 0; q < QC; q++)
+                    if (q0 + q < Q && e0 + (q0 + q) * ES < nn) dst[(q0 + q) * ES] = v[q];
             }
         } else {
             const float inv_nn = 1.0f / (float)nn;
@@ -292,30 +345,13 @@ bsw_k(const bsi_lu_args<R> a)
             if constexpr (W == 1) pl = __ffs(__ballot_sync(0xffffffffu, isp) >> (team * T) & (T == 32 ? 0xffffffffu : ((1u << T) - 1))) - 1;
         } else {
             const uint32_t tmask = T == 32 ? 0xffffffffu : ((1u << T) - 1);
-            uint32_t tb;
             if constexpr (PIV == BSOLVE_PIVOT_PARTIAL) {
-                const uint32_t key = cand ? (L::hi(m[k]) | 0x80000000u) : 0u;
-                const uint32_t mx = bsw_tmax<T>(key);
-                bool c = key == mx;
-                tb = (__ballot_sync(0xffffffffu, c) >> (team * T)) & tmask;
-                /* ties of the high words (or equal values): exact, lowest position */
-                if (__ballot_sync(0xffffffffu, __popc(tb) > 1)) {
-                    if constexpr (sizeof(R) == 8) {
-                        const uint32_t klo = c ? L::lo(m[k]) : 0u;
-                        const uint32_t mlo = bsw_tmax<T>(klo);
-                        c = c && klo == mlo;
-                    }
-                    const uint32_t kp = c ? (uint32_t)pos : 0xffffu;
-                    const uint32_t mp = bsw_tmin<T>(kp);
-                    c = c && kp == mp;
-                    tb = (__ballot_sync(0xffffffffu, c) >> (team * T)) & tmask;
-                }
+                p = bsw_team_argmax<R, T>(m[k], cand, pos, team, isp);
             } else {
-                tb = (__ballot_sync(0xffffffffu, cand && pos == k) >> (team * T)) & tmask;
+                p = k;
+                isp = cand && pos == k;
             }
-            pl = __ffs(tb) - 1;
-            isp = l == pl;
-            p = __shfl_sync(0xffffffffu, pos, pl, T);
+            pl = __ffs((__ballot_sync(0xffffffffu, isp) >> (team * T)) & tmask) - 1;
         }
         if constexpr (PIV == BSOLVE_PIVOT_FULL) {
             /* column interchange k <-> q over every row (dgetc2 swaps whole columns) */

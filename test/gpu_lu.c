@@ -17,8 +17,10 @@
  * context (bsi_test_force): without the row-per-lane kernel (lu_warp.cuh),
  * with it on every order it has a bucket for, and the register-tile kernel
  * (lu_tile.cuh) and the blocked panel kernel (lu_panel.cuh) on n = 33..128,
- * the thread-per-system getrs (lu_getrs.cuh) on every getrs.
- * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..5 one forced
+ * the thread-per-system getrs (lu_getrs.cuh) on every getrs, the
+ * shared-memory kernel (lu_smem.cuh) on n = 9..17 and the team and
+ * row-per-lane kernels there without it.
+ * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..7 one forced
  * configuration only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
@@ -402,11 +404,11 @@ int main(void)
     if (sanitize) quick = 1;
     /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and every forced
      * configuration (only the table's under BSOLVE_TEST_SANITIZE); 0 the
-     * table's only; 1..5 that forced configuration only */
+     * table's only; 1..7 that forced configuration only */
     q = getenv("BSOLVE_TEST_CONFIG");
     const int only = q && *q && strcmp(q, "all") ? atoi(q) : -1;
-    if (only > 5 || only < -1) {
-        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or 1..5\n", q);
+    if (only > 7 || only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or 1..7\n", q);
         return 1;
     }
     bsolve_ctx *gpu = NULL, *cpu = NULL;
@@ -445,6 +447,7 @@ int main(void)
      * to BLOCK). */
     static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64, 80, 100, 128};
     static const int ns_solve[] = {1, 2, 5, 8, 9, 16, 33, 64, 100, 128};
+    static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17};
     static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64, 65, 80, 81, 100, 112, 127, 128};
     static const struct {
         const char *what;
@@ -457,7 +460,9 @@ int main(void)
          (int)(sizeof ns_forced / sizeof *ns_forced)},
         {"the register-tile kernel wherever it runs", BSI_FORCE_LU_TILE, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
         {"the blocked panel kernel wherever it runs", BSI_FORCE_LU_PANEL, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
-        {"the thread-per-system getrs on every getrs", BSI_FORCE_LU_SOLVE, 2, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve)}};
+        {"the thread-per-system getrs on every getrs", BSI_FORCE_LU_SOLVE, 2, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve)},
+        {"the shared-memory kernel on every order it has", BSI_FORCE_LU_SMEM, 2, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem)},
+        {"without the shared-memory kernel", BSI_FORCE_LU_SMEM, 1, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem)}};
     const int quick0 = quick;
     for (int c = 0; c < (int)(sizeof configs / sizeof *configs); c++) {
         if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize)) continue;
@@ -467,10 +472,12 @@ int main(void)
         CHECK(bsi_test_force(gpu, configs[c].knob, configs[c].value) == 0, "bsi_test_force");
         printf("== gpu_lu (quick), configuration %d: %s\n", c + 1, configs[c].what);
         fflush(stdout);
-        /* under a sanitizer, a few orders across the 33..128 buckets (two
-         * under racecheck, the slowest) */
+        /* under a sanitizer, a few orders across the 33..128 buckets, or
+         * the first of the shared-memory kernel's (two under racecheck, the
+         * slowest) */
         static const int ns_sanf[] = {57, 100, 40, 128};
-        if (sanitize) run_sizes(cpu, gpu, us, ns_sanf, sanitize == 2 ? 2 : (int)(sizeof ns_sanf / sizeof *ns_sanf));
+        if (sanitize && configs[c].knob == BSI_FORCE_LU_SMEM) run_sizes(cpu, gpu, us, configs[c].ns, sanitize == 2 ? 2 : 4);
+        else if (sanitize) run_sizes(cpu, gpu, us, ns_sanf, sanitize == 2 ? 2 : (int)(sizeof ns_sanf / sizeof *ns_sanf));
         else run_sizes(cpu, gpu, us, configs[c].ns, configs[c].nn);
         bsi_test_force(gpu, configs[c].knob, 0);
     }

@@ -79,6 +79,12 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
     case BSI_LU_SOLVE:
         TL_EXPECT(op == BSI_OP_GETRS && c.lanes == 1, "%s: solve kernel for %s", what, lu_op[op]);
         break;
+    case BSI_LU_SMEM:
+        TL_EXPECT(c.bucket == n && n >= 9 && n <= (es == 8 ? BSI_LU_SMEM_MAX_N_D : BSI_LU_SMEM_MAX_N_S) && c.lanes == 1,
+                  "%s: smem bucket %d T %d", what, c.bucket, c.lanes);
+        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
+                  "%s: smem kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
+        break;
     default: TL_EXPECT(0, "%s: family %d", what, c.family);
     }
 }
@@ -110,6 +116,16 @@ static void lu_knob_sweep(int knob, int family, const char *name, lu_takes_fn ta
                             if (c.family == family) reached[c.bucket] = 1;
                         }
     }
+}
+
+/* The family of an FP64 gesv (nrhs = 1, PARTIAL) of order n with knobs k1
+ * and k2 both forced on. */
+static int lu_both_forced(int k1, int k2, int n)
+{
+    int force[BSI_FORCE_COUNT + 1];
+    memset(force, 0, sizeof force);
+    force[k1] = force[k2] = 2;
+    return bsi_lu_dispatch(8, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, force).family;
 }
 
 /* The calls TILE and PANEL can run: gesv nrhs = 1 and getrf, PARTIAL or
@@ -150,11 +166,7 @@ START_TEST(t_lu_panel)
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_PANEL, BSI_LU_PANEL, "panel", panel_takes, reached);
     TL_EXPECT(reached[64] && reached[96] && reached[128], "a panel bucket never chosen");
-    int force[BSI_FORCE_COUNT + 1];
-    memset(force, 0, sizeof force);
-    force[BSI_FORCE_LU_PANEL] = 2;
-    force[BSI_FORCE_LU_TILE] = 2;
-    TL_EXPECT(bsi_lu_dispatch(8, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, force).family == BSI_LU_TILE,
+    TL_EXPECT(lu_both_forced(BSI_FORCE_LU_PANEL, BSI_FORCE_LU_TILE, 64) == BSI_LU_TILE,
               "TILE forced wins over PANEL forced");
     TL_CLEAN("LU panel kernel's knob");
 }
@@ -173,6 +185,27 @@ START_TEST(t_lu_solve)
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_SOLVE, BSI_LU_SOLVE, "solve", solve_takes, reached);
     TL_CLEAN("LU getrs kernel's knob");
+}
+END_TEST
+
+/* The shared-memory kernel: gesv nrhs = 1 and getrf, PARTIAL or NONE, n =
+ * 9..16 (FP32 9..17); by the table's choice FP64 n <= 15, FP32 gesv n <= 17
+ * and getrf n <= 15; forced on everywhere it can run, forced off nowhere;
+ * every order its own instantiation. */
+static int smem_takes(int f, int es, int op, int n, int nrhs, int pv)
+{
+    const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
+                    n <= (es == 8 ? 16 : 17) && pv != BSOLVE_PIVOT_FULL;
+    return can && (f == 2 || (f == 0 && n <= (es == 8 || op == BSI_OP_GETRF ? 15 : 17)));
+}
+START_TEST(t_lu_smem)
+{
+    int reached[129] = {0};
+    lu_knob_sweep(BSI_FORCE_LU_SMEM, BSI_LU_SMEM, "smem", smem_takes, reached);
+    for (int n = 9; n <= 17; n++) TL_EXPECT(reached[n], "smem order %d never chosen", n);
+    TL_EXPECT(lu_both_forced(BSI_FORCE_LU_SMEM, BSI_FORCE_LU_WARP, 12) == BSI_LU_WARP,
+              "WARP forced wins over SMEM forced");
+    TL_CLEAN("LU shared-memory kernel's knob");
 }
 END_TEST
 
@@ -221,8 +254,16 @@ START_TEST(t_lu_table)
     /* pinned crossovers (lu_dispatch.cuh) */
     static const struct { int es, op, n, nrhs, pv, family, bucket, lanes; } pin[] = {
         {8, BSI_OP_GESV, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
-        {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 12, 4},
-        {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 14, 16},
+        {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 12, 1},
+        {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_FULL, BSI_LU_TEAM, 12, 4},
+        {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 13, 1},
+        {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 14, 16},
+        {8, BSI_OP_GETRF, 15, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 15, 1},
+        {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 16, 16},
+        {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 1},
+        {4, BSI_OP_GESV, 18, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
+        {4, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
+        {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
         {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SOLVE, 0, 1},
         {8, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
@@ -237,8 +278,10 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 128, 1, BSOLVE_PIVOT_NONE, BSI_LU_PANEL, 128, 128},
         {8, BSI_OP_GESV, 100, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
         {8, BSI_OP_GESV, 33, 2, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
-        {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
-        {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
+        {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 1},
+        {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_FULL, BSI_LU_TEAM, 16, 4},
+        {4, BSI_OP_GESV, 25, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 28, 32},
+        {4, BSI_OP_GETRF, 17, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {4, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 64, 64},
         {4, BSI_OP_GESV, 49, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GESV, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 96, 128},
@@ -538,6 +581,7 @@ static Suite *suite(void)
     tcase_add_test(tc, t_lu_tile);
     tcase_add_test(tc, t_lu_panel);
     tcase_add_test(tc, t_lu_solve);
+    tcase_add_test(tc, t_lu_smem);
     tcase_add_test(tc, t_qr_table);
     suite_add_tcase(s, tc);
     return s;
