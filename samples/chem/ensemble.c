@@ -47,6 +47,8 @@ typedef struct ens {
     int *act, nact; /* running cells */
     int *list;      /* scratch list of cells */
     int *slot, *slot_cell;
+    double *gslot; /* gamma of each slot's M */
+    int *jslot;    /* the cell whose J each slot reads */
     int64_t cap;
     bsolve_lu *lu;
     double *M, *B;
@@ -198,11 +200,7 @@ static void evaluate(ens *e)
     e->st->t_rhs += omp_get_wtime() - t1;
 }
 
-/* strides of entry (i, j) / row i of slot p in M / B */
-static size_t m_index(const ens *e, size_t entry, size_t p)
-{
-    return e->o->layout == BSOLVE_INTERLEAVED ? entry * (size_t)e->cap + p : p * (size_t)e->n * e->n + entry;
-}
+/* row i of slot p in B: b[i inc] */
 static double *b_slot(const ens *e, int p, size_t *inc)
 {
     if (e->o->layout == BSOLVE_INTERLEAVED) {
@@ -257,15 +255,28 @@ static int factor(ens *e, char *msg, size_t len)
         if (e->phase[c] == PH_ITER && (e->need[c] & BDF_NEED_SETUP))
             bdf_setup_done(&e->cell[c], (e->need[c] & BDF_NEED_JAC) != 0);
     }
-    /* M = I - gamma_m J; identity in the unused slots */
+    /* M = I - gamma_m J; identity in the unused slots (gamma 0, J of cell 0) */
+    for (int64_t p = 0; p < e->cap; p++) {
+        const int c = e->slot_cell[p];
+        e->gslot[p] = c >= 0 ? e->cell[c].gamma_m : 0.0;
+        e->jslot[p] = c >= 0 ? c : 0;
+    }
+    const int64_t cap = e->cap;
+    const double *gs = e->gslot;
+    const int *js = e->jslot;
+    if (e->o->layout == BSOLVE_INTERLEAVED) {
 #pragma omp parallel for schedule(static) num_threads(e->nthr)
-    for (size_t k = 0; k < nn; k++) {
-        const double d = k % (size_t)(n + 1) == 0 ? 1.0 : 0.0;
-        const double *Jk = e->J + k * e->N;
-        for (int64_t p = 0; p < e->cap; p++) {
-            const int c = e->slot_cell[p];
-            e->M[m_index(e, k, (size_t)p)] = c >= 0 ? d - e->cell[c].gamma_m * Jk[c] : d;
+        for (size_t k = 0; k < nn; k++) {
+            const double d = k % (size_t)(n + 1) == 0 ? 1.0 : 0.0;
+            const double *Jk = e->J + k * e->N;
+            double *Mk = e->M + k * (size_t)cap;
+            for (int64_t p = 0; p < cap; p++) Mk[p] = d - gs[p] * Jk[js[p]];
         }
+    } else {
+#pragma omp parallel for schedule(static) num_threads(e->nthr)
+        for (int64_t p = 0; p < cap; p++)
+            for (size_t k = 0; k < nn; k++)
+                e->M[(size_t)p * nn + k] = (k % (size_t)(n + 1) == 0 ? 1.0 : 0.0) - gs[p] * e->J[k * e->N + js[p]];
     }
     double t1 = omp_get_wtime();
     const bsolve_status s = bsolve_dgetrf(e->ctx, e->M, la_of(e, n), e->lu, e->info);
@@ -393,6 +404,8 @@ static void ens_free(ens *e)
     free(e->list);
     free(e->slot);
     free(e->slot_cell);
+    free(e->gslot);
+    free(e->jslot);
     bsolve_lu_destroy(e->lu);
     free(e->M);
     free(e->B);
@@ -438,13 +451,15 @@ int ens_run(const chem_mech *m, int ncell, const double *P, const double *x0, co
     e.list = alloc(N, sizeof(int));
     e.slot = alloc(N, sizeof(int));
     e.slot_cell = alloc(N, sizeof(int));
+    e.gslot = alloc(N, sizeof(double));
+    e.jslot = alloc(N, sizeof(int));
     e.M = N <= SIZE_MAX / nn ? alloc(N * nn, sizeof(double)) : NULL;
     e.B = alloc(N, (size_t)n * sizeof(double));
     e.info = alloc(N, sizeof(int32_t));
     e.work = alloc((size_t)e.nthr, e.wlen * sizeof(double));
     e.nfail = alloc(N, sizeof(long));
     if (!e.atol || !e.cell || !e.vec || !e.J || !e.ign || !e.status || !e.need || !e.phase || !e.act || !e.list ||
-        !e.slot || !e.slot_cell || !e.M || !e.B || !e.info || !e.work || !e.nfail) {
+        !e.slot || !e.slot_cell || !e.gslot || !e.jslot || !e.M || !e.B || !e.info || !e.work || !e.nfail) {
         ens_free(&e);
         snprintf(msg, msglen, "ens_run: out of memory for %d cells", ncell);
         return ENS_ENOMEM;
