@@ -101,7 +101,9 @@ int main(int argc, char **argv)
                                                        : BSOLVE_BACKEND_CPU;
     bsolve_ctx *ctx;
     if (bsolve_ctx_create(&ctx, be) != BSOLVE_SUCCESS) {
-        fprintf(stderr, "chem_ensemble: no %s backend here\n", backend);
+        char why[256];
+        bsolve_backend_probe(be, why, sizeof why);
+        fprintf(stderr, "chem_ensemble: no %s backend here: %s\n", backend, why);
         return 2;
     }
     bsolve_ctx_set_threads(ctx, nthreads);
