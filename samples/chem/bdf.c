@@ -5,8 +5,10 @@
  * cvSetTqBDF, cvIncreaseBDF, cvDecreaseBDF, cvPrepareNextStep and the
  * Newton convergence test of cvNlsConvTest), so that the step sequences can
  * be compared with CVODE's.  Differences: no stability limit detection, no
- * hmin/hmax, and a Newton retry with a fresh Jacobian (CVODE's inner
- * loop) is made by the driver as the cell's next attempt.
+ * hmin/hmax; a Newton retry with a fresh Jacobian (CVODE's inner loop) is
+ * made by the driver as the cell's next attempt; and every retry after a
+ * Newton failure evaluates J (CVODE keeps it when gamma moved by 20% or
+ * more), which costs little next to the failed step.
  */
 #include "bdf.h"
 
