@@ -7,12 +7,12 @@
  * cell c at J[e N + c]) so that forming the batched M reads and writes
  * contiguous runs.
  *
- * The batched linear algebra works on slots: the running cells, in order,
- * when the last getrf was made (slot_cell[p], slot[c]); the factorization
- * object has `cap` slots, and slots beyond the running cells are identity
- * matrices.  Slots are re-assigned only at a getrf, which refactors every
- * slot, so a cell's slot holds its own factors until the next one; the
- * object shrinks when a quarter of its slots are unused.
+ * The batched linear algebra works on slots (slot_cell[p], slot[c]): the
+ * factorization object has `cap` of them, assigned to the running cells in
+ * order when it is made, identity matrices beyond them.  A cell keeps its
+ * slot until the object shrinks (when a quarter of the slots belong to
+ * cells that have finished, whose last M stays there); every getrf factors
+ * every slot, but only the slots whose M changed are written.
  */
 #include "ensemble.h"
 
@@ -47,9 +47,10 @@ typedef struct ens {
     int *act, nact; /* running cells */
     int *list;      /* scratch list of cells */
     int *slot, *slot_cell;
-    double *gslot; /* gamma of each slot's M */
-    int *jslot;    /* the cell whose J each slot reads */
+    double *gslot; /* per slot (re)formed: gamma of its M */
+    int *jslot;    /* ... and the cell whose J it reads */
     int64_t cap;
+    int relayout;  /* slots to be re-assigned at the next getrf */
     bsolve_lu *lu;
     double *M, *B;
     int32_t *info;
@@ -221,6 +222,7 @@ static int set_capacity(ens *e, int64_t cap, char *msg, size_t len)
     bsolve_lu_destroy(e->lu);
     e->lu = NULL;
     e->cap = cap;
+    e->relayout = 1;
     const bsolve_status s = bsolve_lu_create(e->ctx, BSOLVE_PREC_D, BSOLVE_PIVOT_PARTIAL, e->n, cap, &e->lu);
     if (s != BSOLVE_SUCCESS) {
         snprintf(msg, len, "bsolve_lu_create: %s", bsolve_ctx_message(e->ctx));
@@ -245,38 +247,51 @@ static int factor(ens *e, char *msg, size_t len)
         if (rc) return rc;
     }
     double t0 = omp_get_wtime();
-    for (int64_t p = 0; p < e->cap; p++) {
-        const int c = p < e->nact ? e->act[p] : -1;
-        e->slot_cell[p] = c;
-        if (c >= 0) e->slot[c] = (int)p;
+    /* the slots whose M is (re)formed: every slot after a change of layout,
+     * else only those of the cells that need a new M (getrf only reads M:
+     * the others still hold theirs) */
+    int nform = 0;
+    if (e->relayout) {
+        for (int64_t p = 0; p < e->cap; p++) {
+            const int c = p < e->nact ? e->act[p] : -1;
+            e->slot_cell[p] = c;
+            if (c >= 0) e->slot[c] = (int)p;
+            e->list[nform++] = (int)p;
+        }
+        e->relayout = 0;
+    } else {
+        for (int a = 0; a < e->nact; a++) {
+            const int c = e->act[a];
+            if (e->phase[c] == PH_ITER && (e->need[c] & BDF_NEED_SETUP)) e->list[nform++] = e->slot[c];
+        }
     }
     for (int a = 0; a < e->nact; a++) {
         const int c = e->act[a];
         if (e->phase[c] == PH_ITER && (e->need[c] & BDF_NEED_SETUP))
             bdf_setup_done(&e->cell[c], (e->need[c] & BDF_NEED_JAC) != 0);
     }
-    /* M = I - gamma_m J; identity in the unused slots (gamma 0, J of cell 0) */
-    for (int64_t p = 0; p < e->cap; p++) {
-        const int c = e->slot_cell[p];
-        e->gslot[p] = c >= 0 ? e->cell[c].gamma_m : 0.0;
-        e->jslot[p] = c >= 0 ? c : 0;
+    /* M = I - gamma_m J; identity in the unused slots (gamma 0) */
+    for (int i = 0; i < nform; i++) {
+        const int c = e->slot_cell[e->list[i]];
+        e->gslot[i] = c >= 0 ? e->cell[c].gamma_m : 0.0;
+        e->jslot[i] = c >= 0 ? c : 0;
     }
-    const int64_t cap = e->cap;
+    const size_t cap = (size_t)e->cap;
     const double *gs = e->gslot;
-    const int *js = e->jslot;
+    const int *js = e->jslot, *ps = e->list;
     if (e->o->layout == BSOLVE_INTERLEAVED) {
 #pragma omp parallel for schedule(static) num_threads(e->nthr)
         for (size_t k = 0; k < nn; k++) {
             const double d = k % (size_t)(n + 1) == 0 ? 1.0 : 0.0;
             const double *Jk = e->J + k * e->N;
-            double *Mk = e->M + k * (size_t)cap;
-            for (int64_t p = 0; p < cap; p++) Mk[p] = d - gs[p] * Jk[js[p]];
+            double *Mk = e->M + k * cap;
+            for (int i = 0; i < nform; i++) Mk[ps[i]] = d - gs[i] * Jk[js[i]];
         }
     } else {
 #pragma omp parallel for schedule(static) num_threads(e->nthr)
-        for (int64_t p = 0; p < cap; p++)
+        for (int i = 0; i < nform; i++)
             for (size_t k = 0; k < nn; k++)
-                e->M[(size_t)p * nn + k] = (k % (size_t)(n + 1) == 0 ? 1.0 : 0.0) - gs[p] * e->J[k * e->N + js[p]];
+                e->M[(size_t)ps[i] * nn + k] = (k % (size_t)(n + 1) == 0 ? 1.0 : 0.0) - gs[i] * e->J[k * e->N + js[i]];
     }
     double t1 = omp_get_wtime();
     const bsolve_status s = bsolve_dgetrf(e->ctx, e->M, la_of(e, n), e->lu, e->info);
@@ -292,7 +307,7 @@ static int factor(ens *e, char *msg, size_t len)
     e->st->factors_done += e->cap;
     for (int a = 0; a < e->nact; a++) {
         const int c = e->act[a];
-        if (e->info[a] != 0 && e->phase[c] == PH_ITER) {
+        if (e->info[e->slot[c]] != 0 && e->phase[c] == PH_ITER) {
             e->phase[c] = PH_FAIL;
             e->nfail[c]++;
         }
