@@ -220,6 +220,19 @@ $(BUILD)/test/test_chem: test/test_chem.c $(CHEM_OBJ) $(patsubst %.c,$(BUILD)/%.
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $< $(CHEM_OBJ) \
 	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
+# chem_ensemble, the reactor-ensemble sample: the kinetics and its integrator (samples/chem/).
+CHEM_ENS_OBJ := $(CHEM_OBJ) $(patsubst %,$(BUILD)/samples/chem/%.o,cases ignition bdf ensemble)
+$(CHEM_ENS_OBJ): $(wildcard samples/chem/*.h)
+$(BUILD)/samples/chem_ensemble: samples/chem_ensemble.c $(CHEM_ENS_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $< $(CHEM_ENS_OBJ) $(LIB_A) \
+	    $(CUDA_LIBS) -lm -o $@
+$(BUILD)/test/test_chem_ensemble: test/test_chem_ensemble.c $(CHEM_ENS_OBJ) $(BUILD)/samples/chem_ensemble \
+                                  $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' \
+	    -DCHEM_ENSEMBLE_BIN='"$(abspath $(BUILD)/samples/chem_ensemble)"' $< $(CHEM_ENS_OBJ) \
+	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
 $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)

@@ -1,0 +1,470 @@
+/*
+ * bdf.c -- one cell's BDF method in Nordsieck form (bdf.h).
+ *
+ * The formulas and constants are CVODE's (SUNDIALS cvode.c: cvSetBDF,
+ * cvSetTqBDF, cvIncreaseBDF, cvDecreaseBDF, cvPrepareNextStep and the
+ * Newton convergence test of cvNlsConvTest), so that the step sequences can
+ * be compared with CVODE's.  Differences: no stability limit detection, no
+ * hmin/hmax; a Newton retry with a fresh Jacobian (CVODE's inner loop) is
+ * made by the driver as the cell's next attempt; and every retry after a
+ * Newton failure evaluates J (CVODE keeps it when gamma moved by 20% or
+ * more), which costs little next to the failed step.
+ */
+#include "bdf.h"
+
+#include <math.h>
+#include <string.h>
+
+/* CVODE's constants */
+#define ADDON 1e-6
+#define BIAS1 6.0
+#define BIAS2 6.0
+#define BIAS3 10.0
+#define ETAMX1 10000.0 /* the largest step growth after the first step */
+#define ETAMX2 10.0    /* ... during the next SMALL_NST steps */
+#define ETAMX3 10.0    /* ... afterwards */
+#define ETAMXF 0.2     /* after SMALL_NEF error-test failures */
+#define ETAMIN 0.1
+#define ETACF 0.25     /* after a Newton failure */
+#define THRESH 1.5     /* smaller growths are not taken */
+#define SMALL_NST 10
+#define MXNEF 7
+#define MXNEF1 3
+#define SMALL_NEF 2
+#define MXNCF 10
+#define LONG_WAIT 10
+#define CRDOWN 0.3
+#define RDIV 2.0
+#define NLSCOEF 0.1
+#define MAXCOR 3
+#define DGMAX 0.3 /* gamma change that makes a new M */
+#define MSBP 20   /* steps between new Ms */
+#define MSBJ 51   /* steps between new Js */
+
+size_t bdf_vec_len(int n)
+{
+    return (size_t)(BDF_QMAX + 1 + 5) * (size_t)n;
+}
+
+bdf_vecs bdf_vecs_of(double *block, int n)
+{
+    bdf_vecs v;
+    for (int j = 0; j <= BDF_QMAX; j++) v.zn[j] = block + (size_t)j * n;
+    double *p = block + (size_t)(BDF_QMAX + 1) * n;
+    v.acor = p;
+    v.ewt = p + n;
+    v.y = p + 2 * (size_t)n;
+    v.f = p + 3 * (size_t)n;
+    v.tmp = p + 4 * (size_t)n;
+    return v;
+}
+
+double bdf_wrms(int n, const double *v, const double *w)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        const double a = v[i] * w[i];
+        s += a * a;
+    }
+    return sqrt(s / n);
+}
+
+static void set_ewt(const bdf_opts *o, int n, const double *y, double *ewt)
+{
+    for (int i = 0; i < n; i++) ewt[i] = 1.0 / (o->rtol * fabs(y[i]) + o->atol[i]);
+}
+
+void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0, const double *f0,
+              double h0)
+{
+    memset(c, 0, sizeof *c);
+    for (int j = 0; j <= BDF_QMAX; j++) memset(v.zn[j], 0, (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        v.zn[0][i] = y0[i];
+        v.zn[1][i] = h0 * f0[i];
+    }
+    set_ewt(o, n, y0, v.ewt);
+    c->t = c->t_saved = t0;
+    c->h = c->hscale = c->hprime = h0;
+    c->eta = 1;
+    c->etamax = ETAMX1;
+    c->q = c->qprime = 1;
+    c->qwait = 2;
+    c->crate = 1;
+    c->next = BDF_NEW_STEP;
+}
+
+double bdf_initial_step(int n, const double *y0, const double *f0, const double *ewt, const double *atol,
+                        double tdist, bdf_rhs_fn rhs, void *arg, double *y1, double *f1)
+{
+    const double hlb = 100 * 2.220446049250313e-16 * tdist;
+    /* upper bound: no component changes by more than 10% of itself (plus atol) */
+    double hub_inv = 0;
+    for (int i = 0; i < n; i++) hub_inv = fmax(hub_inv, fabs(f0[i]) / (0.1 * fabs(y0[i]) + atol[i]));
+    double hub = 0.1 * tdist;
+    if (hub * hub_inv > 1) hub = 1 / hub_inv;
+    double hg = sqrt(hlb * hub);
+    if (hub < hlb) return hg;
+    double hnew = hg;
+    for (int it = 1; it <= 4; it++) {
+        int ok = 0;
+        for (int tries = 0; tries < 4 && !ok; tries++) {
+            for (int i = 0; i < n; i++) y1[i] = y0[i] + hg * f0[i];
+            ok = rhs(arg, y1, f1) == 0;
+            if (!ok) hg *= 0.2;
+        }
+        if (!ok) return fmax(hlb, 0.5 * hg);
+        for (int i = 0; i < n; i++) f1[i] = (f1[i] - f0[i]) / hg;
+        const double ydd = bdf_wrms(n, f1, ewt);
+        hnew = ydd * hub * hub > 2 ? sqrt(2 / ydd) : sqrt(hg * hub);
+        if (it == 4) break;
+        const double r = hnew / hg;
+        if (r > 0.5 && r < 2) break;
+        if (it > 1 && r > 2) {
+            hnew = hg;
+            break;
+        }
+        hg = hnew;
+    }
+    return fmin(fmax(0.5 * hnew, hlb), hub);
+}
+
+/* ------------------------------------------------------------------ Nordsieck array */
+
+static void predict(bdf_cell *c, int n, bdf_vecs v)
+{
+    c->t_saved = c->t;
+    c->t += c->h;
+    for (int k = 1; k <= c->q; k++)
+        for (int j = c->q; j >= k; j--) {
+            double *a = v.zn[j - 1];
+            const double *b = v.zn[j];
+            for (int i = 0; i < n; i++) a[i] += b[i];
+        }
+}
+
+static void restore(bdf_cell *c, int n, bdf_vecs v)
+{
+    c->t = c->t_saved;
+    for (int k = 1; k <= c->q; k++)
+        for (int j = c->q; j >= k; j--) {
+            double *a = v.zn[j - 1];
+            const double *b = v.zn[j];
+            for (int i = 0; i < n; i++) a[i] -= b[i];
+        }
+}
+
+static void rescale(bdf_cell *c, int n, bdf_vecs v)
+{
+    double f = c->eta;
+    for (int j = 1; j <= c->q; j++) {
+        for (int i = 0; i < n; i++) v.zn[j][i] *= f;
+        f *= c->eta;
+    }
+    c->h = c->hscale * c->eta;
+    c->hscale = c->h;
+}
+
+/* zn for order q + 1: the new column from the saved correction (cvIncreaseBDF) */
+static void increase_order(bdf_cell *c, int n, bdf_vecs v)
+{
+    double l[BDF_QMAX + 2] = {0};
+    double alpha0 = -1, alpha1 = 1, prod = 1, xiold = 1, hsum = c->hscale;
+    l[2] = 1;
+    for (int j = 1; j <= c->q - 1; j++) {
+        hsum += c->tau[j + 1];
+        const double xi = hsum / c->hscale;
+        prod *= xi;
+        alpha0 -= 1.0 / (j + 1);
+        alpha1 += 1.0 / xi;
+        for (int i = j + 2; i >= 2; i--) l[i] = l[i] * xiold + l[i - 1];
+        xiold = xi;
+    }
+    const double A1 = (-alpha0 - alpha1) / prod;
+    const int L = c->q + 1;
+    double *zL = v.zn[L];
+    const double *sv = v.zn[BDF_QMAX];
+    for (int i = 0; i < n; i++) zL[i] = A1 * sv[i];
+    for (int j = 2; j <= c->q; j++)
+        for (int i = 0; i < n; i++) v.zn[j][i] += l[j] * zL[i];
+}
+
+/* zn for order q - 1 (cvDecreaseBDF) */
+static void decrease_order(bdf_cell *c, int n, bdf_vecs v)
+{
+    if (c->q == 2) return; /* nothing to adjust for order 1 */
+    double l[BDF_QMAX + 2] = {0};
+    double hsum = 0;
+    l[2] = 1;
+    for (int j = 1; j <= c->q - 2; j++) {
+        hsum += c->tau[j];
+        const double xi = hsum / c->hscale;
+        for (int i = j + 2; i >= 2; i--) l[i] = l[i] * xi + l[i - 1];
+    }
+    for (int j = 2; j < c->q; j++)
+        for (int i = 0; i < n; i++) v.zn[j][i] -= l[j] * v.zn[c->q][i];
+}
+
+/* l (the corrector's coefficients) and tq (error constants) for the step
+ * h at order q after the steps tau (cvSetBDF, cvSetTqBDF) */
+static void set_coefficients(bdf_cell *c)
+{
+    const int q = c->q;
+    double *l = c->l, *tq = c->tq;
+    double xi_inv = 1, xistar_inv = 1, alpha0 = -1, alpha0_hat = -1, hsum = c->h;
+    l[0] = l[1] = 1;
+    for (int i = 2; i <= BDF_QMAX; i++) l[i] = 0;
+    if (q > 1) {
+        for (int j = 2; j < q; j++) {
+            hsum += c->tau[j - 1];
+            xi_inv = c->h / hsum;
+            alpha0 -= 1.0 / j;
+            for (int i = j; i >= 1; i--) l[i] += l[i - 1] * xi_inv;
+        }
+        alpha0 -= 1.0 / q;
+        xistar_inv = -l[1] - alpha0;
+        hsum += c->tau[q - 1];
+        xi_inv = c->h / hsum;
+        alpha0_hat = -l[1] - xi_inv;
+        for (int i = q; i >= 1; i--) l[i] += l[i - 1] * xistar_inv;
+    }
+    const double A1 = 1 - alpha0_hat + alpha0, A2 = 1 + q * A1;
+    tq[2] = fabs(A1 / (alpha0 * A2));
+    tq[5] = fabs(A2 * xistar_inv / (l[q] * xi_inv));
+    if (c->qwait == 1) {
+        if (q > 1) {
+            const double C = xistar_inv / l[q], A3 = alpha0 + 1.0 / q, A4 = alpha0_hat + xi_inv;
+            tq[1] = fabs(C * (1 - A4 + A3) / A3);
+        } else {
+            tq[1] = 1;
+        }
+        hsum += c->tau[q];
+        xi_inv = c->h / hsum;
+        const double A5 = alpha0 - 1.0 / (q + 1), A6 = alpha0_hat - xi_inv;
+        tq[3] = fabs((1 - A6 + A5) / A2 / (xi_inv * (q + 2) * A5));
+    }
+    tq[4] = NLSCOEF / tq[2];
+    c->rl1 = 1 / l[1];
+    c->gamma = c->h * c->rl1;
+    if (c->nst == 0) c->gamma_m = c->gamma;
+    c->gamrat = c->nst > 0 ? c->gamma / c->gamma_m : 1;
+}
+
+/* ------------------------------------------------------------------ stages */
+
+void bdf_reload(bdf_cell *c, int n, bdf_vecs v, const double *f)
+{
+    for (int i = 0; i < n; i++) v.zn[1][i] = c->h * f[i];
+    c->nfe++;
+    c->next = BDF_AFTER_ERR_FAIL;
+}
+
+int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
+{
+    const int next = c->next;
+    if (next == BDF_NEW_STEP) {
+        set_ewt(o, n, v.zn[0], v.ewt);
+        c->nef = c->ncf = 0;
+        if (c->nst > 0 && (c->hprime != c->h || c->qprime != c->q)) {
+            if (c->qprime == c->q + 1)
+                increase_order(c, n, v);
+            else if (c->qprime == c->q - 1)
+                decrease_order(c, n, v);
+            if (c->qprime != c->q) {
+                c->q = c->qprime;
+                c->qwait = c->q + 1;
+            }
+            rescale(c, n, v);
+        }
+    }
+    if (c->t + c->h == c->t) return -1;
+    if (next != BDF_RETRY_JAC) {
+        predict(c, n, v);
+        set_coefficients(c);
+    }
+    int need = 0;
+    if (c->nst == 0 || next != BDF_NEW_STEP || c->nst >= c->nst_m + MSBP || fabs(c->gamrat - 1) > DGMAX)
+        need |= BDF_NEED_SETUP;
+    if ((need & BDF_NEED_SETUP) &&
+        (c->nst == 0 || next == BDF_AFTER_CONV_FAIL || next == BDF_RETRY_JAC || c->nst >= c->nst_j + MSBJ))
+        need |= BDF_NEED_JAC;
+    memset(v.acor, 0, (size_t)n * sizeof(double));
+    memcpy(v.y, v.zn[0], (size_t)n * sizeof(double));
+    c->m = 0;
+    c->jcur = 0;
+    c->nfe++;
+    return need;
+}
+
+void bdf_setup_done(bdf_cell *c, int jac)
+{
+    c->gamma_m = c->gamma;
+    c->gamrat = 1;
+    c->crate = 1;
+    c->nst_m = c->nst;
+    c->nsetup++;
+    if (jac) {
+        c->nst_j = c->nst;
+        c->jcur = 1;
+        c->nje++;
+    }
+}
+
+void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, size_t inc)
+{
+    const double g = c->gamma, r = c->rl1;
+    for (int i = 0; i < n; i++) rhs[(size_t)i * inc] = g * v.f[i] - r * v.zn[1][i] - v.acor[i];
+}
+
+int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc)
+{
+    /* M was formed with an older gamma: CVODE's correction of the step */
+    const double s = c->gamrat != 1 ? 2 / (1 + c->gamrat) : 1;
+    double del = 0;
+    for (int i = 0; i < n; i++) {
+        const double d = s * delta[(size_t)i * inc];
+        v.acor[i] += d;
+        v.y[i] = v.zn[0][i] + v.acor[i];
+        const double a = d * v.ewt[i];
+        del += a * a;
+    }
+    del = sqrt(del / n);
+    c->nni++;
+    if (!isfinite(del)) return BDF_DIVERGED;
+    if (c->m > 0) c->crate = fmax(CRDOWN * c->crate, del / c->delp);
+    const double dcon = del * fmin(1, c->crate) / c->tq[4];
+    if (dcon <= 1) {
+        c->acnrm = c->m == 0 ? del : bdf_wrms(n, v.acor, v.ewt);
+        return BDF_CONVERGED;
+    }
+    if (c->m >= 1 && del > RDIV * c->delp) return BDF_DIVERGED;
+    c->delp = del;
+    if (++c->m >= MAXCOR) return BDF_DIVERGED;
+    c->nfe++;
+    return BDF_CONTINUE;
+}
+
+int bdf_conv_fail(bdf_cell *c, int n, bdf_vecs v)
+{
+    c->ncfn++;
+    /* J from an earlier step: the same prediction with a fresh J (once: a
+     * failure before J was evaluated, e.g. f undefined at the prediction,
+     * must not retry forever) */
+    if (!c->jcur && c->next != BDF_RETRY_JAC) {
+        c->next = BDF_RETRY_JAC;
+        return BDF_RETRY;
+    }
+    restore(c, n, v);
+    c->etamax = 1;
+    if (++c->ncf >= MXNCF) return BDF_FAILED;
+    c->eta = ETACF;
+    rescale(c, n, v);
+    c->next = BDF_AFTER_CONV_FAIL;
+    return BDF_RETRY;
+}
+
+/* the step was accepted: zn corrected, step sizes shifted (cvCompleteStep) */
+static void complete_step(bdf_cell *c, int n, bdf_vecs v)
+{
+    c->nst++;
+    for (int i = c->q; i >= 2; i--) c->tau[i] = c->tau[i - 1];
+    if (c->q == 1 && c->nst > 1) c->tau[2] = c->tau[1];
+    c->tau[1] = c->h;
+    for (int j = 0; j <= c->q; j++)
+        for (int i = 0; i < n; i++) v.zn[j][i] += c->l[j] * v.acor[i];
+    c->qwait--;
+    if (c->qwait == 1 && c->q != BDF_QMAX) {
+        memcpy(v.zn[BDF_QMAX], v.acor, (size_t)n * sizeof(double));
+        c->saved_tq5 = c->tq[5];
+    }
+}
+
+/* the next step's order and size (cvPrepareNextStep, cvChooseEta, cvSetEta) */
+static void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double dsm)
+{
+    if (c->etamax == 1) { /* no growth right after a failure */
+        if (c->qwait < 2) c->qwait = 2;
+        c->qprime = c->q;
+        c->hprime = c->h;
+        c->eta = 1;
+        return;
+    }
+    const int L = c->q + 1;
+    const double etaq = 1 / (pow(BIAS2 * dsm, 1.0 / L) + ADDON);
+    double eta = etaq;
+    c->qprime = c->q;
+    if (c->qwait == 0) {
+        c->qwait = 2;
+        double etaqm1 = 0, etaqp1 = 0;
+        if (c->q > 1) {
+            const double ddn = bdf_wrms(n, v.zn[c->q], v.ewt) * c->tq[1];
+            etaqm1 = 1 / (pow(BIAS1 * ddn, 1.0 / c->q) + ADDON);
+        }
+        if (c->q < o->qmax && c->saved_tq5 != 0) {
+            const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], L);
+            for (int i = 0; i < n; i++) v.tmp[i] = v.acor[i] - cquot * v.zn[BDF_QMAX][i];
+            const double dup = bdf_wrms(n, v.tmp, v.ewt) * c->tq[3];
+            etaqp1 = 1 / (pow(BIAS3 * dup, 1.0 / (L + 1)) + ADDON);
+        }
+        const double etam = fmax(etaqm1, fmax(etaq, etaqp1));
+        if (etam < THRESH) {
+            eta = 1;
+        } else if (etam == etaq) {
+            eta = etaq;
+        } else if (etam == etaqm1) {
+            eta = etaqm1;
+            c->qprime = c->q - 1;
+        } else {
+            eta = etaqp1;
+            c->qprime = c->q + 1;
+            /* the correction of the last step at order q, for the new column */
+            memcpy(v.zn[BDF_QMAX], v.acor, (size_t)n * sizeof(double));
+        }
+    }
+    if (eta < THRESH) {
+        c->eta = 1;
+        c->hprime = c->h;
+        c->qprime = c->q;
+    } else {
+        c->eta = fmin(eta, c->etamax);
+        c->hprime = c->h * c->eta;
+    }
+}
+
+int bdf_error_test(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
+{
+    const double dsm = c->acnrm * c->tq[2];
+    if (dsm <= 1) {
+        complete_step(c, n, v);
+        prepare_next(c, o, n, v, dsm);
+        c->etamax = c->nst <= SMALL_NST ? ETAMX2 : ETAMX3;
+        c->next = BDF_NEW_STEP;
+        return BDF_ACCEPTED;
+    }
+    c->nef++;
+    c->netf++;
+    restore(c, n, v);
+    if (c->nef >= MXNEF) return BDF_FAILED;
+    c->etamax = 1;
+    c->next = BDF_AFTER_ERR_FAIL;
+    if (c->nef <= MXNEF1) {
+        c->eta = fmax(ETAMIN, 1 / (pow(BIAS2 * dsm, 1.0 / (c->q + 1)) + ADDON));
+        if (c->nef >= SMALL_NEF) c->eta = fmin(c->eta, ETAMXF);
+        rescale(c, n, v);
+        return BDF_RETRY;
+    }
+    c->eta = ETAMIN;
+    if (c->q > 1) { /* drop an order */
+        decrease_order(c, n, v);
+        c->q--;
+        c->qwait = c->q + 1;
+        rescale(c, n, v);
+        return BDF_RETRY;
+    }
+    /* order 1 already: restart it from f (the driver calls bdf_reload) */
+    c->h *= c->eta;
+    c->hscale = c->h;
+    c->qwait = LONG_WAIT;
+    c->next = BDF_RELOAD;
+    return BDF_RETRY;
+}
