@@ -30,11 +30,11 @@
  *
  * Numerics: pivots as in lu_large.cu (largest |a|, ties to the lowest row,
  * NaN below every number), the same reciprocal and tiny-pivot scaling of
- * the multipliers.  In registers a step's interchange moves the panel rows
- * from its own column on; after the panel, L's columns take the later
- * interchanges in shared memory, so that L11 and L21 are in the panel's
- * final row order (LAPACK's getf2), as the blocked update needs; getrf's
- * output is brought back to LINPACK form
+ * the multipliers.  In the panel the interchanges are logical (a row keeps
+ * its lane and slot and knows its position); the panel's rows go back to
+ * shared memory at their final positions, so that L11 and L21 are in the
+ * panel's final row order (LAPACK's getf2), as the blocked update needs;
+ * getrf's output is brought back to LINPACK form
  * (common.cuh's factor storage: a column of L in the row order of its own
  * step) column by column.  The trailing update sums the eight products of a
  * panel in the tensor core's order rather than one step at a time, so the
@@ -122,43 +122,39 @@ __device__ __forceinline__ int bsp_argmax(unsigned long long best, int row)
 #endif
 }
 
-/* Column c of the panel rows: the pivot row (lane ol, slot ot) and row k
- * (lane kk = k - k0, slot 0) exchanged; u: the pivot row's entry, in every
- * lane. */
-template <typename R, int RT, int NC>
-__device__ __forceinline__ void bsp_swap(R (&P)[RT][NC], int c, int ol, int ot, int lane, R &u, int kk)
-{
-    R x = P[0][c];
-#pragma unroll
-    for (int t = 1; t < RT; t++) x = ot == t ? P[t][c] : x;
-    u = __shfl_sync(0xffffffffu, x, ol);
-    const R o = __shfl_sync(0xffffffffu, P[0][c], kk);
-#pragma unroll
-    for (int t = 0; t < RT; t++) P[t][c] = (lane == ol && t == ot) ? o : P[t][c];
-    P[0][c] = lane == kk ? u : P[0][c];
-}
-
-/* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp: rows
- * k0 + lane + 32 t in P[t]; interchanges of the columns from the step's
- * on (LINPACK's order, the fewest exchanges), then L's columns brought to
- * the panel's final row order in shared memory (the trailing update needs
- * L11 and L21 so),
- * multipliers, rank-1 updates; the pivot rows to rp, reciprocal pivots to
- * rd, tiny flags to tf; pinfo: the first zero pivot's step + 1.  The eight
- * steps are free of branches (steps past n do nothing through predicates),
- * so that the compiler can start a step's search while the previous step's
- * other columns are still being updated. */
+/* Panel k0 .. k0 + 7 (and b, column nn, for gesv) factored by one warp:
+ * rows k0 + lane + 32 t in P[t].  Interchanges are logical: a row stays in
+ * its lane and slot, pos[t] is its position in the interchanged order, and
+ * the rows are written back to shared memory at their final positions once,
+ * after the panel, so that L11 and L21 come out in the panel's final row
+ * order (LAPACK's getf2; the trailing update needs them so) without an
+ * exchange per step and column.  A step: each lane's best candidate (largest
+ * |a|, ties to the lowest position, as the physical order would give) and
+ * its reciprocal, computed while the warp reduces; the row holding the
+ * pivot writes its columns from the step's on and the reciprocal to ub (two
+ * buffers by the step's parity, so one __syncwarp per step suffices); every
+ * lane reads them back (broadcast loads), forms its multipliers and
+ * updates.  The pivot rows to rp (positions, LAPACK's ipiv), reciprocal
+ * pivots to rd, tiny flags to tf; pinfo: the first zero pivot's step + 1.
+ * The eight steps are free of branches but the pivot row's store (steps past
+ * n do nothing through predicates), so that the compiler can start a step's
+ * search while the previous step's other columns are still being updated. */
 template <typename R, int N, int OP, int PIV>
-__device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, uint8_t *tf, uint8_t *rp, int &pinfo)
+__device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, uint8_t *tf, uint8_t *rp, R *ub, int &pinfo)
 {
     using SH = bsp_shape<N>;
     using L = bsw_lim<R>;
-    constexpr int RT = SH::RT, NC = OP == BSI_OP_GESV ? 9 : 8;
+    constexpr int RT = SH::RT, NC = OP == BSI_OP_GESV ? 9 : 8, UR = 15; /* ub[UR]: the reciprocal */
+    static_assert(NC < UR, "pivot-row buffer");
     const int lane = threadIdx.x & 31, LD = bsp_ld(nn);
     R P[RT][NC];
+    int pos[RT];
+    bool done[RT]; /* the row was an earlier step's pivot row */
 #pragma unroll
     for (int t = 0; t < RT; t++) {
         const int r = k0 + lane + 32 * t;
+        pos[t] = r;
+        done[t] = false;
 #pragma unroll
         for (int c = 0; c < NC; c++) P[t][c] = r < nn ? S[r + (c < 8 ? k0 + c : nn) * LD] : R(0);
     }
@@ -168,36 +164,49 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
     for (int kk = 0; kk < 8; kk++) {
         const int k = k0 + kk;
         const bool live = k < n;
-        /* each lane's best candidate (ties: the lower slot, the lower row)
-         * and the reciprocal of its value, computed while the warp reduces */
+        /* rows not yet pivot rows hold positions k and up; positions n and
+         * up are the padding, never candidates */
         int p = k;
         R dv = P[0][kk];
         if (PIV == BSOLVE_PIVOT_PARTIAL) {
             unsigned long long best = 0;
-            int row = 0x7fffffff;
+            int bp = 0x7fffffff;
 #pragma unroll
             for (int t = 0; t < RT; t++) {
-                const int r = k0 + lane + 32 * t;
-                const unsigned long long c = (r >= k && r < n) ? bsp_rank(P[t][kk]) : 0ULL;
-                const bool take = c > best;
+                const unsigned long long c = (!done[t] && pos[t] < n) ? bsp_rank(P[t][kk]) : 0ULL;
+                const bool take = (c > best) | ((c == best) & (pos[t] < bp));
                 best = take ? c : best;
-                row = take ? r : row;
+                bp = take ? pos[t] : bp;
                 dv = take ? P[t][kk] : dv;
             }
-            const int am = bsp_argmax(best, row);
+            const int am = bsp_argmax(best, bp);
             p = live ? am : k;
+        } else {
+#pragma unroll
+            for (int t = 1; t < RT; t++) dv = pos[t] == k ? P[t][kk] : dv;
         }
         const bool z = dv == R(0);
         const bool tiny = fabs(dv) < L::minnorm() && !z;
         const R rv = R(1) / (z ? R(1) : dv * (tiny ? L::up() : R(1)));
-        const int ol = (p - k0) & 31, ot = (p - k0) >> 5;
-        /* rows p and k exchanged in the columns from kk on (p == k: both
-         * writes put row k back), column kk first (the pivot, the
-         * multipliers), then the columns right of it (their update, kk + 1
-         * first: the next step's search waits on it) */
-        R d;
-        bsp_swap(P, kk, ol, ot, lane, d, kk);
-        const R rinv = __shfl_sync(0xffffffffu, rv, ol);
+        bool mine[RT], any = false;
+#pragma unroll
+        for (int t = 0; t < RT; t++) {
+            mine[t] = !done[t] && pos[t] == p;
+            any |= mine[t];
+        }
+        R *u = ub + (kk & 1) * 16;
+        if (any) {
+#pragma unroll
+            for (int c = kk; c < NC; c++) {
+                R v = P[0][c];
+#pragma unroll
+                for (int t = 1; t < RT; t++) v = mine[t] ? P[t][c] : v;
+                u[c] = v;
+            }
+            u[UR] = rv;
+        }
+        __syncwarp();
+        const R d = u[kk], rinv = u[UR];
         const bool zp = d == R(0);
         const bool tp = fabs(d) < L::minnorm() && !zp;
         const R sc = tp ? L::up() : R(1);
@@ -205,23 +214,27 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
         my_rd = lane == kk ? rinv : my_rd;
         my_tf = lane == kk ? (int)tp : my_tf;
         my_p = lane == kk ? p : my_p;
-        /* multipliers; rows that are not below the pivot get 0, which leaves
-         * them unchanged (the pivot row's entries are finite unless the
-         * system has overflowed already) */
+        /* multipliers for the rows below the pivot; the others get 0, which
+         * leaves them unchanged (the pivot row's entries are finite unless
+         * the system has overflowed already) */
         R l[RT];
 #pragma unroll
         for (int t = 0; t < RT; t++) {
-            const int r = k0 + lane + 32 * t;
-            const bool below = r > k && r < n;
+            const bool below = !done[t] && !mine[t] && pos[t] < n;
             l[t] = below ? (P[t][kk] * sc) * rinv : R(0);
             P[t][kk] = below ? l[t] : P[t][kk];
         }
 #pragma unroll
         for (int c = kk + 1; c < NC; c++) {
-            R u;
-            bsp_swap(P, c, ol, ot, lane, u, kk);
+            const R uc = u[c];
 #pragma unroll
-            for (int t = 0; t < RT; t++) P[t][c] = fma(-l[t], u, P[t][c]);
+            for (int t = 0; t < RT; t++) P[t][c] = fma(-l[t], uc, P[t][c]);
+        }
+        /* interchange of positions k and p */
+#pragma unroll
+        for (int t = 0; t < RT; t++) {
+            pos[t] = mine[t] ? k : pos[t] == k ? p : pos[t];
+            done[t] = done[t] || mine[t];
         }
     }
     if (lane < 8 && k0 + lane < n) {
@@ -231,25 +244,9 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
     }
 #pragma unroll
     for (int t = 0; t < RT; t++) {
-        const int r = k0 + lane + 32 * t;
-        if (r < nn)
+        if (k0 + lane + 32 * t < nn)
 #pragma unroll
-            for (int c = 0; c < NC; c++) S[r + (c < 8 ? k0 + c : nn) * LD] = P[t][c];
-    }
-    /* L's columns to the panel's final row order: column c takes the
-     * interchanges of the panel's later steps, a lane per column */
-    __syncwarp();
-    if (lane < 7) {
-        R *col = S + (k0 + lane) * LD;
-        const int kend = min(k0 + 8, n);
-        for (int k = k0 + lane + 1; k < kend; k++) {
-            const int p = rp[k];
-            if (p != k) {
-                const R t = col[k];
-                col[k] = col[p];
-                col[p] = t;
-            }
-        }
+            for (int c = 0; c < NC; c++) S[pos[t] + (c < 8 ? k0 + c : nn) * LD] = P[t][c];
     }
 }
 
@@ -304,6 +301,7 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(co
     R *rd = S + (nn + 1) * LD;
     uint8_t *tf = reinterpret_cast<uint8_t *>(rd + nn), *rp = tf + nn;
     __shared__ int s_pinfo;
+    __shared__ R s_ub[32]; /* the panel's pivot rows, two steps' worth */
     const int64_t sys = blockIdx.x;
 
     /* ---- load (entries of the padding tiles zero): a thread per row (per
@@ -348,7 +346,7 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(co
     if (OP == BSI_OP_GESV) badb = __syncthreads_or(badb);
 
     int pinfo = 0; /* warp 0's */
-    if (w == 0) bsp_panel<R, N, OP, PIV>(S, 0, n, nn, rd, tf, rp, pinfo);
+    if (w == 0) bsp_panel<R, N, OP, PIV>(S, 0, n, nn, rd, tf, rp, s_ub, pinfo);
     __syncthreads();
     for (int k0 = 0; k0 + 8 < n; k0 += 8) {
         const int j0 = k0 + 8;
@@ -383,7 +381,7 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(co
         const int t0 = j0 >> 3, tn = nn >> 3;
         bsp_gemm(S, LD, k0, tn, t0, t0 + 1, 1, t0 + w, NW);
         __syncthreads();
-        if (w == 0) bsp_panel<R, N, OP, PIV>(S, j0, n, nn, rd, tf, rp, pinfo);
+        if (w == 0) bsp_panel<R, N, OP, PIV>(S, j0, n, nn, rd, tf, rp, s_ub, pinfo);
         else bsp_gemm(S, LD, k0, tn, t0 + w, tn, NW - 1, t0, 1);
         __syncthreads();
     }
