@@ -234,6 +234,17 @@ $(BUILD)/test/test_chem_ensemble: test/test_chem_ensemble.c $(CHEM_ENS_OBJ) $(BU
 	    -DCHEM_ENSEMBLE_BIN='"$(abspath $(BUILD)/samples/chem_ensemble)"' $< $(CHEM_ENS_OBJ) \
 	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
+# The chemistry's CUDA code (samples/chem/*.cu, when nvcc is found): kinetics.c, bdf.c and
+# ignition.c compiled for the device (samples/chem/hd.h).  gpu_chem checks the CUDA kinetics
+# against the CPU's.
+CHEM_CUDA_OBJ := $(if $(NVCC),$(BUILD)/samples/chem/kinetics_cuda.o)
+$(CHEM_CUDA_OBJ): $(wildcard samples/chem/*.h samples/chem/*.c)
+$(BUILD)/test/gpu_chem: test/gpu_chem.c $(CHEM_OBJ) $(CHEM_CUDA_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) \
+                        $(LIB_A) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $< $(CHEM_OBJ) \
+	    $(CHEM_CUDA_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
+
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
 $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)
 
