@@ -357,7 +357,7 @@ CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *del
     c->nni++;
     if (!isfinite(del)) return BDF_DIVERGED;
     if (c->m > 0) c->crate = fmax(CRDOWN * c->crate, del / c->delp);
-    const double dcon = del * fmin(1, c->crate) / c->tq[4];
+    const double dcon = del * fmin(1.0, c->crate) / c->tq[4];
     if (dcon <= 1) {
         c->acnrm = c->m == 0 ? del : bdf_wrms(n, v.acor, v.ewt, vs);
         return BDF_CONVERGED;
@@ -428,7 +428,7 @@ static CHEM_HD void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs
             etaqm1 = 1 / (pow(BIAS1 * ddn, 1.0 / c->q) + ADDON);
         }
         if (c->q < o->qmax && c->saved_tq5 != 0) {
-            const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], L);
+            const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], (double)L);
             for (int i = 0; i < n; i++) v.tmp[i * s] = v.acor[i * s] - cquot * v.zn[BDF_QMAX][i * s];
             const double dup = bdf_wrms(n, v.tmp, v.ewt, s) * c->tq[3];
             etaqp1 = 1 / (pow(BIAS3 * dup, 1.0 / (L + 1)) + ADDON);
