@@ -172,16 +172,17 @@ static void run_mech(const char *name, cudaStream_t us)
     CU(cudaMalloc((void **)&dfj, Ns * n * sizeof(double)));
     CU(cudaMalloc((void **)&dJ, Ns * nn * sizeof(double)));
     CU(cudaMalloc((void **)&ds, 3 * Ns * sizeof(int)));
-    CU(cudaMemcpy(dT, T, Ns * sizeof(double), cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(dP, P, Ns * sizeof(double), cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(dx, xi, Ns * n * sizeof(double), cudaMemcpyHostToDevice));
-    /* NaN poison (all bytes 0xff) in every output; -1 in the statuses */
-    CU(cudaMemset(dw, 0xff, Ns * K * sizeof(double)));
-    CU(cudaMemset(dg, 0xff, Ns * K * sizeof(double)));
-    CU(cudaMemset(df, 0xff, Ns * n * sizeof(double)));
-    CU(cudaMemset(dfj, 0xff, Ns * n * sizeof(double)));
-    CU(cudaMemset(dJ, 0xff, Ns * nn * sizeof(double)));
-    CU(cudaMemset(ds, 0xff, 3 * Ns * sizeof(int)));
+    CU(cudaMemcpyAsync(dT, T, Ns * sizeof(double), cudaMemcpyHostToDevice, us));
+    CU(cudaMemcpyAsync(dP, P, Ns * sizeof(double), cudaMemcpyHostToDevice, us));
+    CU(cudaMemcpyAsync(dx, xi, Ns * n * sizeof(double), cudaMemcpyHostToDevice, us));
+    /* NaN poison (all bytes 0xff) in every output; -1 in the statuses (all on
+     * the user stream, which does not wait for the legacy default stream) */
+    CU(cudaMemsetAsync(dw, 0xff, Ns * K * sizeof(double), us));
+    CU(cudaMemsetAsync(dg, 0xff, Ns * K * sizeof(double), us));
+    CU(cudaMemsetAsync(df, 0xff, Ns * n * sizeof(double), us));
+    CU(cudaMemsetAsync(dfj, 0xff, Ns * n * sizeof(double), us));
+    CU(cudaMemsetAsync(dJ, 0xff, Ns * nn * sizeof(double), us));
+    CU(cudaMemsetAsync(ds, 0xff, 3 * Ns * sizeof(int), us));
     CHECK(chem_cuda_rates(dm, N, dT, dP, dx, dw, dg, ds, us) == 0, "chem_cuda_rates launch");
     CHECK(chem_cuda_rhs(dm, N, dP, dx, df, ds + Ns, us) == 0, "chem_cuda_rhs launch");
     CHECK(chem_cuda_jacobian(dm, N, dP, dx, dfj, dJ, ds + 2 * Ns, us) == 0, "chem_cuda_jacobian launch");
@@ -202,7 +203,8 @@ static void run_mech(const char *name, cudaStream_t us)
         const double *xc = x + (size_t)c * n, *g = gc + (size_t)c * K, *w = wc + (size_t)c * K;
         for (int k = 0; k < K; k++) {
             worst_r = fmax(worst_r, cmp(gd[(size_t)k * N + c], g[k], g[k], name, "gross", c, k, 0));
-            worst_r = fmax(worst_r, cmp(wd[(size_t)k * N + c], w[k], fmax(fabs(w[k]), FLOOR * g[k]), name, "wdot", c, k, 0));
+            const double scale = fmax(fabs(w[k]), FLOOR * g[k]);
+            worst_r = fmax(worst_r, cmp(wd[(size_t)k * N + c], w[k], scale, name, "wdot", c, k, 0));
         }
         /* the gross rates in the right-hand side's units: rho, cp, h */
         chem_thermo(m, T[c], cp_R, h_RT, NULL);

@@ -716,6 +716,8 @@ static int setup(dens *d, const chem_mech *m, int ncell, const double *P, const 
     STAGE(dalloc(d, &d->B, N * n));
     STAGE(dalloc(d, &d->info, N));
     CU_TRY(cudaMemsetAsync(d->info, 0, N * sizeof(int32_t), d->stream));
+    /* a cell that fails at its start reports zero counters, as on the CPU */
+    CU_TRY(cudaMemsetAsync(d->v.cell, 0, N * sizeof(bdf_cell), d->stream));
     if (use_cublas(d)) {
         STAGE(dalloc(d, &d->cinfo, N));
         STAGE(dalloc(d, &d->piv, N * n));
@@ -737,12 +739,16 @@ static int setup(dens *d, const chem_mech *m, int ncell, const double *P, const 
     }
     for (size_t c = 0; c < N; c++)
         for (int i = 0; i < n; i++) h[(size_t)i * N + c] = x0[c * n + i];
-    cudaError_t e = cudaMemcpy(d->x0, h, N * n * sizeof(double), cudaMemcpyHostToDevice);
+    /* on the run's stream, which does not wait for the legacy default stream; done before h is reused */
+    cudaError_t e = cudaMemcpyAsync(d->x0, h, N * n * sizeof(double), cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
     for (int i = 0; i < n; i++) h[i] = i < n - 1 ? d->o->atol : d->o->atol_T;
-    if (e == cudaSuccess) e = cudaMemcpy(d->atol, h, (size_t)n * sizeof(double), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(d->atol, h, (size_t)n * sizeof(double), cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(d->P, P, N * sizeof(double), cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
     free(h);
     CU_TRY(e);
-    CU_TRY(cudaMemcpy(d->P, P, N * sizeof(double), cudaMemcpyHostToDevice));
 
     dview *v = &d->v;
     v->n = n;

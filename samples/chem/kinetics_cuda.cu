@@ -88,6 +88,9 @@ extern "C" int chem_cuda_mech_create(const chem_mech *m, chem_cuda_mech **out, c
         memcpy(host + at, &d, sizeof d);
         h->dev = (chem_mech *)(L.dev + at);
         e = cudaMemcpy(h->buf, host, bytes, cudaMemcpyHostToDevice);
+        /* complete before kernels on any stream (a non-blocking one does
+         * not wait for the legacy stream's copy) */
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
     }
     free(host);
     if (e != cudaSuccess) {
