@@ -223,16 +223,36 @@ $(BUILD)/test/test_chem: test/test_chem.c $(CHEM_OBJ) $(patsubst %.c,$(BUILD)/%.
 # chem_ensemble, the reactor-ensemble sample: the kinetics and its integrator (samples/chem/).
 CHEM_ENS_OBJ := $(CHEM_OBJ) $(patsubst %,$(BUILD)/samples/chem/%.o,cases ignition bdf ensemble)
 $(CHEM_ENS_OBJ): $(wildcard samples/chem/*.h)
-$(BUILD)/samples/chem_ensemble: samples/chem_ensemble.c $(CHEM_ENS_OBJ) $(LIB_A)
+# With CUDA, its GPU path (samples/chem/ensemble_cuda.cu) and cuBLAS for -l cublas.
+CHEM_ENS_CUDA := $(if $(NVCC),$(BUILD)/samples/chem/ensemble_cuda.o $(BUILD)/samples/chem/kinetics_cuda.o)
+$(BUILD)/samples/chem_ensemble: samples/chem_ensemble.c $(CHEM_ENS_OBJ) $(CHEM_ENS_CUDA) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $< $(CHEM_ENS_OBJ) $(LIB_A) \
-	    $(CUDA_LIBS) -lm -o $@
+	$(CC) $(CFLAGS) -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $(if $(NVCC),-DCHEM_HAVE_CUDA) $< \
+	    $(CHEM_ENS_OBJ) $(CHEM_ENS_CUDA) $(LIB_A) $(CUDA_LIBS) $(if $(NVCC),-lcublas) -lm -o $@
 $(BUILD)/test/test_chem_ensemble: test/test_chem_ensemble.c $(CHEM_ENS_OBJ) $(BUILD)/samples/chem_ensemble \
                                   $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' \
 	    -DCHEM_ENSEMBLE_BIN='"$(abspath $(BUILD)/samples/chem_ensemble)"' $< $(CHEM_ENS_OBJ) \
 	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
+
+# The chemistry's CUDA code (samples/chem/*.cu, when nvcc is found): kinetics.c, bdf.c and
+# ignition.c compiled for the device (samples/chem/hd.h).  gpu_chem checks the CUDA kinetics
+# against the CPU's.
+CHEM_CUDA_OBJ := $(if $(NVCC),$(BUILD)/samples/chem/kinetics_cuda.o)
+$(CHEM_CUDA_OBJ) $(CHEM_ENS_CUDA): $(wildcard samples/chem/*.h samples/chem/*.c)
+$(BUILD)/test/gpu_chem: test/gpu_chem.c $(CHEM_OBJ) $(CHEM_CUDA_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) \
+                        $(LIB_A) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $< $(CHEM_OBJ) \
+	    $(CHEM_CUDA_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
+# gpu_chem_ensemble: the GPU ensemble against Cantera's delays and the CPU path, and the sample on the GPU
+$(BUILD)/test/gpu_chem_ensemble: test/gpu_chem_ensemble.c $(CHEM_ENS_OBJ) $(CHEM_ENS_CUDA) $(BUILD)/samples/chem_ensemble \
+                                 $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' \
+	    -DCHEM_ENSEMBLE_BIN='"$(abspath $(BUILD)/samples/chem_ensemble)"' $< $(CHEM_ENS_OBJ) $(CHEM_ENS_CUDA) \
+	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(if $(NVCC),-lcublas) $(REF_LIBS) -o $@
 
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
 $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)

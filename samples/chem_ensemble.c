@@ -15,8 +15,13 @@
  * second, and where the time went.  Exit status 1 if a cell failed or a
  * delay is off by more than the tolerance (-e).
  *
+ * On the CUDA backend (-b cuda, or -b auto finding a GPU) the whole ensemble
+ * lives on the GPU (samples/chem/ensemble_cuda.cu): kinetics, BDF stages and
+ * the batched LU on device arrays; -l cublas replaces bsolve_dgetrf/dgetrs
+ * with cuBLAS's batched getrf/getrs there, for the comparison.
+ *
  *   chem_ensemble [-m gri30|h2o2] [-c cells] [-t threads] [-r rtol] [-a atol]
- *                 [-e max relative delay error] [-l bsolve] [-L il|cm]
+ *                 [-e max relative delay error] [-l bsolve|cublas] [-L il|cm]
  *                 [-b cpu|cuda|auto] [-d data dir] [-q]
  */
 #include "batchsolve.h"
@@ -38,7 +43,7 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: chem_ensemble [-m gri30|h2o2] [-c cells] [-t threads] [-r rtol] [-a atol] [-e maxerr]\n"
-                    "                     [-l bsolve] [-L il|cm] [-b cpu|cuda|auto] [-d datadir] [-q]\n");
+                    "                     [-l bsolve|cublas] [-L il|cm] [-b cpu|cuda|auto] [-d datadir] [-q]\n");
 }
 
 int main(int argc, char **argv)
@@ -58,11 +63,22 @@ int main(int argc, char **argv)
         case 'a': o.atol = atof(optarg); break;
         case 'e': maxerr = atof(optarg); break;
         case 'l':
-            if (strcmp(optarg, "bsolve") != 0) {
-                fprintf(stderr, "chem_ensemble: linear solver '%s' is not in this build (bsolve)\n", optarg);
+            if (strcmp(optarg, "bsolve") == 0) {
+                o.ls = ENS_LS_BSOLVE;
+#ifdef CHEM_HAVE_CUDA
+            } else if (strcmp(optarg, "cublas") == 0) {
+                o.ls = ENS_LS_CUBLAS;
+#endif
+            } else {
+                fprintf(stderr, "chem_ensemble: linear solver '%s' is not in this build (bsolve%s)\n", optarg,
+#ifdef CHEM_HAVE_CUDA
+                        ", cublas"
+#else
+                        ""
+#endif
+                );
                 return 2;
             }
-            o.ls = ENS_LS_BSOLVE;
             break;
         case 'L':
             if (strcmp(optarg, "il") == 0)
@@ -107,6 +123,17 @@ int main(int argc, char **argv)
         return 2;
     }
     bsolve_ctx_set_threads(ctx, nthreads);
+    const int on_gpu = bsolve_ctx_backend(ctx) == BSOLVE_BACKEND_CUDA;
+#ifndef CHEM_HAVE_CUDA
+    if (on_gpu) {
+        fprintf(stderr, "chem_ensemble: built without the GPU ensemble (samples/chem/ensemble_cuda.cu)\n");
+        return 2;
+    }
+#endif
+    if (o.ls == ENS_LS_CUBLAS && !on_gpu) {
+        fprintf(stderr, "chem_ensemble: -l cublas needs the CUDA backend (-b cuda)\n");
+        return 2;
+    }
 
     /* cell c starts from case c mod ncase */
     const int n = m->nsp + 1, K = m->nsp;
@@ -127,11 +154,18 @@ int main(int argc, char **argv)
         P[c] = k->P0;
     }
 
-    printf("%s (n = %d), %d cells, %d threads, backend %s, layout %s, rtol %g, atol %g\n", m->name, n, ncell,
-           nthreads > 0 ? nthreads : omp_get_max_threads(), bsolve_backend_name(bsolve_ctx_backend(ctx)),
-           o.layout == BSOLVE_INTERLEAVED ? "interleaved" : "column-major", o.rtol, o.atol);
+    printf("%s (n = %d), %d cells, %d threads, backend %s%s, linear solver %s, layout %s, rtol %g, atol %g\n",
+           m->name, n, ncell, nthreads > 0 ? nthreads : omp_get_max_threads(),
+           bsolve_backend_name(bsolve_ctx_backend(ctx)), on_gpu ? " (cells on the device)" : "",
+           o.ls == ENS_LS_CUBLAS ? "cuBLAS batched" : "batchsolve",
+           o.ls == ENS_LS_CUBLAS || o.layout == BSOLVE_COL_MAJOR ? "column-major" : "interleaved", o.rtol, o.atol);
     ens_stats st;
+#ifdef CHEM_HAVE_CUDA
+    const int rc = on_gpu ? ens_run_cuda(m, ncell, P, x0, &o, ctx, res, &st, msg, sizeof msg)
+                          : ens_run(m, ncell, P, x0, &o, ctx, res, &st, msg, sizeof msg);
+#else
     const int rc = ens_run(m, ncell, P, x0, &o, ctx, res, &st, msg, sizeof msg);
+#endif
     if (rc != ENS_OK) {
         fprintf(stderr, "chem_ensemble: %s\n", msg);
         return 2;
@@ -180,6 +214,8 @@ int main(int argc, char **argv)
            st.t_rhs, 100 * st.t_rhs / st.t_total, st.t_jac, 100 * st.t_jac / st.t_total, st.t_form,
            100 * st.t_form / st.t_total, st.t_factor, 100 * st.t_factor / st.t_total, st.t_solve,
            100 * st.t_solve / st.t_total, other, 100 * other / st.t_total);
+    printf("linear algebra (factor + solve) %.3f s of %.3f s end to end%s\n", st.t_factor + st.t_solve, st.t_total,
+           on_gpu ? " (stage times from CUDA events on the device; end to end includes its setup)" : "");
     printf("linear algebra: %ld getrf calls, %ld systems factored for %ld needed; %ld getrs calls, %ld systems "
            "solved for %ld iterating\n",
            st.getrf_calls, st.factors_done, st.factors_needed, st.getrs_calls, st.solves_done, st.solves_needed);

@@ -9,6 +9,10 @@
  * made by the driver as the cell's next attempt; and every retry after a
  * Newton failure evaluates J (CVODE keeps it when gamma moved by 20% or
  * more), which costs little next to the failed step.
+ *
+ * Every vector of a cell is strided by v.inc (1 for a block of its own,
+ * the number of cells when a batch is interleaved by cell); the functions
+ * are plain C for the CPU and __host__ __device__ in the CUDA kernels (hd.h).
  */
 #include "bdf.h"
 
@@ -41,49 +45,63 @@
 #define MSBP 20   /* steps between new Ms */
 #define MSBJ 51   /* steps between new Js */
 
-size_t bdf_vec_len(int n)
+CHEM_API size_t bdf_vec_len(int n)
 {
-    return (size_t)(BDF_QMAX + 1 + 5) * (size_t)n;
+    return (size_t)BDF_VEC_N * (size_t)n;
 }
 
-bdf_vecs bdf_vecs_of(double *block, int n)
+/* the vectors of a cell: vector b (0..BDF_VEC_N-1) at base + b m, entries strided by inc */
+static CHEM_HD bdf_vecs vecs(double *base, size_t m, size_t inc)
 {
     bdf_vecs v;
-    for (int j = 0; j <= BDF_QMAX; j++) v.zn[j] = block + (size_t)j * n;
-    double *p = block + (size_t)(BDF_QMAX + 1) * n;
+    for (int j = 0; j <= BDF_QMAX; j++) v.zn[j] = base + (size_t)j * m;
+    double *p = base + (size_t)(BDF_QMAX + 1) * m;
     v.acor = p;
-    v.ewt = p + n;
-    v.y = p + 2 * (size_t)n;
-    v.f = p + 3 * (size_t)n;
-    v.tmp = p + 4 * (size_t)n;
+    v.ewt = p + m;
+    v.y = p + 2 * m;
+    v.f = p + 3 * m;
+    v.tmp = p + 4 * m;
+    v.inc = inc;
     return v;
 }
 
-double bdf_wrms(int n, const double *v, const double *w)
+CHEM_API bdf_vecs bdf_vecs_of(double *block, int n)
+{
+    return vecs(block, (size_t)n, 1);
+}
+
+CHEM_API bdf_vecs bdf_vecs_interleaved(double *base, int n, size_t ncell, size_t cell)
+{
+    return vecs(base + cell, (size_t)n * ncell, ncell);
+}
+
+CHEM_API double bdf_wrms(int n, const double *v, const double *w, size_t inc)
 {
     double s = 0;
     for (int i = 0; i < n; i++) {
-        const double a = v[i] * w[i];
+        const double a = v[i * inc] * w[i * inc];
         s += a * a;
     }
     return sqrt(s / n);
 }
 
-static void set_ewt(const bdf_opts *o, int n, const double *y, double *ewt)
+static CHEM_HD void set_ewt(const bdf_opts *o, int n, const double *y, double *ewt, size_t inc)
 {
-    for (int i = 0; i < n; i++) ewt[i] = 1.0 / (o->rtol * fabs(y[i]) + o->atol[i]);
+    for (int i = 0; i < n; i++) ewt[i * inc] = 1.0 / (o->rtol * fabs(y[i * inc]) + o->atol[i]);
 }
 
-void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0, const double *f0,
-              double h0)
+CHEM_API void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0,
+                       const double *f0, double h0)
 {
+    const size_t s = v.inc;
     memset(c, 0, sizeof *c);
-    for (int j = 0; j <= BDF_QMAX; j++) memset(v.zn[j], 0, (size_t)n * sizeof(double));
+    for (int j = 2; j <= BDF_QMAX; j++)
+        for (int i = 0; i < n; i++) v.zn[j][i * s] = 0;
     for (int i = 0; i < n; i++) {
-        v.zn[0][i] = y0[i];
-        v.zn[1][i] = h0 * f0[i];
+        v.zn[0][i * s] = y0[i * s];
+        v.zn[1][i * s] = h0 * f0[i * s];
     }
-    set_ewt(o, n, y0, v.ewt);
+    set_ewt(o, n, y0, v.ewt, s);
     c->t = c->t_saved = t0;
     c->h = c->hscale = c->hprime = h0;
     c->eta = 1;
@@ -94,13 +112,13 @@ void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, cons
     c->next = BDF_NEW_STEP;
 }
 
-double bdf_initial_step(int n, const double *y0, const double *f0, const double *ewt, const double *atol,
-                        double tdist, bdf_rhs_fn rhs, void *arg, double *y1, double *f1)
+CHEM_API double bdf_initial_step(int n, const double *y0, const double *f0, const double *ewt, const double *atol,
+                                 double tdist, bdf_rhs_fn rhs, void *arg, double *y1, double *f1, size_t inc)
 {
     const double hlb = 100 * 2.220446049250313e-16 * tdist;
     /* upper bound: no component changes by more than 10% of itself (plus atol) */
     double hub_inv = 0;
-    for (int i = 0; i < n; i++) hub_inv = fmax(hub_inv, fabs(f0[i]) / (0.1 * fabs(y0[i]) + atol[i]));
+    for (int i = 0; i < n; i++) hub_inv = fmax(hub_inv, fabs(f0[i * inc]) / (0.1 * fabs(y0[i * inc]) + atol[i]));
     double hub = 0.1 * tdist;
     if (hub * hub_inv > 1) hub = 1 / hub_inv;
     double hg = sqrt(hlb * hub);
@@ -109,13 +127,13 @@ double bdf_initial_step(int n, const double *y0, const double *f0, const double 
     for (int it = 1; it <= 4; it++) {
         int ok = 0;
         for (int tries = 0; tries < 4 && !ok; tries++) {
-            for (int i = 0; i < n; i++) y1[i] = y0[i] + hg * f0[i];
+            for (int i = 0; i < n; i++) y1[i * inc] = y0[i * inc] + hg * f0[i * inc];
             ok = rhs(arg, y1, f1) == 0;
             if (!ok) hg *= 0.2;
         }
         if (!ok) return fmax(hlb, 0.5 * hg);
-        for (int i = 0; i < n; i++) f1[i] = (f1[i] - f0[i]) / hg;
-        const double ydd = bdf_wrms(n, f1, ewt);
+        for (int i = 0; i < n; i++) f1[i * inc] = (f1[i * inc] - f0[i * inc]) / hg;
+        const double ydd = bdf_wrms(n, f1, ewt, inc);
         hnew = ydd * hub * hub > 2 ? sqrt(2 / ydd) : sqrt(hg * hub);
         if (it == 4) break;
         const double r = hnew / hg;
@@ -131,34 +149,36 @@ double bdf_initial_step(int n, const double *y0, const double *f0, const double 
 
 /* ------------------------------------------------------------------ Nordsieck array */
 
-static void predict(bdf_cell *c, int n, bdf_vecs v)
+static CHEM_HD void predict(bdf_cell *c, int n, bdf_vecs v)
 {
+    const size_t s = v.inc;
     c->t_saved = c->t;
     c->t += c->h;
     for (int k = 1; k <= c->q; k++)
         for (int j = c->q; j >= k; j--) {
             double *a = v.zn[j - 1];
             const double *b = v.zn[j];
-            for (int i = 0; i < n; i++) a[i] += b[i];
+            for (int i = 0; i < n; i++) a[i * s] += b[i * s];
         }
 }
 
-static void restore(bdf_cell *c, int n, bdf_vecs v)
+static CHEM_HD void restore(bdf_cell *c, int n, bdf_vecs v)
 {
+    const size_t s = v.inc;
     c->t = c->t_saved;
     for (int k = 1; k <= c->q; k++)
         for (int j = c->q; j >= k; j--) {
             double *a = v.zn[j - 1];
             const double *b = v.zn[j];
-            for (int i = 0; i < n; i++) a[i] -= b[i];
+            for (int i = 0; i < n; i++) a[i * s] -= b[i * s];
         }
 }
 
-static void rescale(bdf_cell *c, int n, bdf_vecs v)
+static CHEM_HD void rescale(bdf_cell *c, int n, bdf_vecs v)
 {
     double f = c->eta;
     for (int j = 1; j <= c->q; j++) {
-        for (int i = 0; i < n; i++) v.zn[j][i] *= f;
+        for (int i = 0; i < n; i++) v.zn[j][i * v.inc] *= f;
         f *= c->eta;
     }
     c->h = c->hscale * c->eta;
@@ -166,8 +186,9 @@ static void rescale(bdf_cell *c, int n, bdf_vecs v)
 }
 
 /* zn for order q + 1: the new column from the saved correction (cvIncreaseBDF) */
-static void increase_order(bdf_cell *c, int n, bdf_vecs v)
+static CHEM_HD void increase_order(bdf_cell *c, int n, bdf_vecs v)
 {
+    const size_t s = v.inc;
     double l[BDF_QMAX + 2] = {0};
     double alpha0 = -1, alpha1 = 1, prod = 1, xiold = 1, hsum = c->hscale;
     l[2] = 1;
@@ -184,13 +205,13 @@ static void increase_order(bdf_cell *c, int n, bdf_vecs v)
     const int L = c->q + 1;
     double *zL = v.zn[L];
     const double *sv = v.zn[BDF_QMAX];
-    for (int i = 0; i < n; i++) zL[i] = A1 * sv[i];
+    for (int i = 0; i < n; i++) zL[i * s] = A1 * sv[i * s];
     for (int j = 2; j <= c->q; j++)
-        for (int i = 0; i < n; i++) v.zn[j][i] += l[j] * zL[i];
+        for (int i = 0; i < n; i++) v.zn[j][i * s] += l[j] * zL[i * s];
 }
 
 /* zn for order q - 1 (cvDecreaseBDF) */
-static void decrease_order(bdf_cell *c, int n, bdf_vecs v)
+static CHEM_HD void decrease_order(bdf_cell *c, int n, bdf_vecs v)
 {
     if (c->q == 2) return; /* nothing to adjust for order 1 */
     double l[BDF_QMAX + 2] = {0};
@@ -202,12 +223,12 @@ static void decrease_order(bdf_cell *c, int n, bdf_vecs v)
         for (int i = j + 2; i >= 2; i--) l[i] = l[i] * xi + l[i - 1];
     }
     for (int j = 2; j < c->q; j++)
-        for (int i = 0; i < n; i++) v.zn[j][i] -= l[j] * v.zn[c->q][i];
+        for (int i = 0; i < n; i++) v.zn[j][i * v.inc] -= l[j] * v.zn[c->q][i * v.inc];
 }
 
 /* l (the corrector's coefficients) and tq (error constants) for the step
  * h at order q after the steps tau (cvSetBDF, cvSetTqBDF) */
-static void set_coefficients(bdf_cell *c)
+static CHEM_HD void set_coefficients(bdf_cell *c)
 {
     const int q = c->q;
     double *l = c->l, *tq = c->tq;
@@ -252,18 +273,18 @@ static void set_coefficients(bdf_cell *c)
 
 /* ------------------------------------------------------------------ stages */
 
-void bdf_reload(bdf_cell *c, int n, bdf_vecs v, const double *f)
+CHEM_API void bdf_reload(bdf_cell *c, int n, bdf_vecs v, const double *f)
 {
-    for (int i = 0; i < n; i++) v.zn[1][i] = c->h * f[i];
+    for (int i = 0; i < n; i++) v.zn[1][i * v.inc] = c->h * f[i * v.inc];
     c->nfe++;
     c->next = BDF_AFTER_ERR_FAIL;
 }
 
-int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
+CHEM_API int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
 {
     const int next = c->next;
     if (next == BDF_NEW_STEP) {
-        set_ewt(o, n, v.zn[0], v.ewt);
+        set_ewt(o, n, v.zn[0], v.ewt, v.inc);
         c->nef = c->ncf = 0;
         if (c->nst > 0 && (c->hprime != c->h || c->qprime != c->q)) {
             if (c->qprime == c->q + 1)
@@ -288,15 +309,17 @@ int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
     if ((need & BDF_NEED_SETUP) &&
         (c->nst == 0 || next == BDF_AFTER_CONV_FAIL || next == BDF_RETRY_JAC || c->nst >= c->nst_j + MSBJ))
         need |= BDF_NEED_JAC;
-    memset(v.acor, 0, (size_t)n * sizeof(double));
-    memcpy(v.y, v.zn[0], (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        v.acor[i * v.inc] = 0;
+        v.y[i * v.inc] = v.zn[0][i * v.inc];
+    }
     c->m = 0;
     c->jcur = 0;
     c->nfe++;
     return need;
 }
 
-void bdf_setup_done(bdf_cell *c, int jac)
+CHEM_API void bdf_setup_done(bdf_cell *c, int jac)
 {
     c->gamma_m = c->gamma;
     c->gamrat = 1;
@@ -310,31 +333,33 @@ void bdf_setup_done(bdf_cell *c, int jac)
     }
 }
 
-void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, size_t inc)
+CHEM_API void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, size_t inc)
 {
     const double g = c->gamma, r = c->rl1;
-    for (int i = 0; i < n; i++) rhs[(size_t)i * inc] = g * v.f[i] - r * v.zn[1][i] - v.acor[i];
+    const size_t s = v.inc;
+    for (int i = 0; i < n; i++) rhs[(size_t)i * inc] = g * v.f[i * s] - r * v.zn[1][i * s] - v.acor[i * s];
 }
 
-int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc)
+CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc)
 {
+    const size_t vs = v.inc;
     /* M was formed with an older gamma: CVODE's correction of the step */
     const double s = c->gamrat != 1 ? 2 / (1 + c->gamrat) : 1;
     double del = 0;
     for (int i = 0; i < n; i++) {
         const double d = s * delta[(size_t)i * inc];
-        v.acor[i] += d;
-        v.y[i] = v.zn[0][i] + v.acor[i];
-        const double a = d * v.ewt[i];
+        v.acor[i * vs] += d;
+        v.y[i * vs] = v.zn[0][i * vs] + v.acor[i * vs];
+        const double a = d * v.ewt[i * vs];
         del += a * a;
     }
     del = sqrt(del / n);
     c->nni++;
     if (!isfinite(del)) return BDF_DIVERGED;
     if (c->m > 0) c->crate = fmax(CRDOWN * c->crate, del / c->delp);
-    const double dcon = del * fmin(1, c->crate) / c->tq[4];
+    const double dcon = del * fmin(1.0, c->crate) / c->tq[4];
     if (dcon <= 1) {
-        c->acnrm = c->m == 0 ? del : bdf_wrms(n, v.acor, v.ewt);
+        c->acnrm = c->m == 0 ? del : bdf_wrms(n, v.acor, v.ewt, vs);
         return BDF_CONVERGED;
     }
     if (c->m >= 1 && del > RDIV * c->delp) return BDF_DIVERGED;
@@ -344,7 +369,7 @@ int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_
     return BDF_CONTINUE;
 }
 
-int bdf_conv_fail(bdf_cell *c, int n, bdf_vecs v)
+CHEM_API int bdf_conv_fail(bdf_cell *c, int n, bdf_vecs v)
 {
     c->ncfn++;
     /* J from an earlier step: the same prediction with a fresh J (once: a
@@ -364,24 +389,26 @@ int bdf_conv_fail(bdf_cell *c, int n, bdf_vecs v)
 }
 
 /* the step was accepted: zn corrected, step sizes shifted (cvCompleteStep) */
-static void complete_step(bdf_cell *c, int n, bdf_vecs v)
+static CHEM_HD void complete_step(bdf_cell *c, int n, bdf_vecs v)
 {
+    const size_t s = v.inc;
     c->nst++;
     for (int i = c->q; i >= 2; i--) c->tau[i] = c->tau[i - 1];
     if (c->q == 1 && c->nst > 1) c->tau[2] = c->tau[1];
     c->tau[1] = c->h;
     for (int j = 0; j <= c->q; j++)
-        for (int i = 0; i < n; i++) v.zn[j][i] += c->l[j] * v.acor[i];
+        for (int i = 0; i < n; i++) v.zn[j][i * s] += c->l[j] * v.acor[i * s];
     c->qwait--;
     if (c->qwait == 1 && c->q != BDF_QMAX) {
-        memcpy(v.zn[BDF_QMAX], v.acor, (size_t)n * sizeof(double));
+        for (int i = 0; i < n; i++) v.zn[BDF_QMAX][i * s] = v.acor[i * s];
         c->saved_tq5 = c->tq[5];
     }
 }
 
 /* the next step's order and size (cvPrepareNextStep, cvChooseEta, cvSetEta) */
-static void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double dsm)
+static CHEM_HD void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double dsm)
 {
+    const size_t s = v.inc;
     if (c->etamax == 1) { /* no growth right after a failure */
         if (c->qwait < 2) c->qwait = 2;
         c->qprime = c->q;
@@ -397,13 +424,13 @@ static void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, doub
         c->qwait = 2;
         double etaqm1 = 0, etaqp1 = 0;
         if (c->q > 1) {
-            const double ddn = bdf_wrms(n, v.zn[c->q], v.ewt) * c->tq[1];
+            const double ddn = bdf_wrms(n, v.zn[c->q], v.ewt, s) * c->tq[1];
             etaqm1 = 1 / (pow(BIAS1 * ddn, 1.0 / c->q) + ADDON);
         }
         if (c->q < o->qmax && c->saved_tq5 != 0) {
-            const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], L);
-            for (int i = 0; i < n; i++) v.tmp[i] = v.acor[i] - cquot * v.zn[BDF_QMAX][i];
-            const double dup = bdf_wrms(n, v.tmp, v.ewt) * c->tq[3];
+            const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], (double)L);
+            for (int i = 0; i < n; i++) v.tmp[i * s] = v.acor[i * s] - cquot * v.zn[BDF_QMAX][i * s];
+            const double dup = bdf_wrms(n, v.tmp, v.ewt, s) * c->tq[3];
             etaqp1 = 1 / (pow(BIAS3 * dup, 1.0 / (L + 1)) + ADDON);
         }
         const double etam = fmax(etaqm1, fmax(etaq, etaqp1));
@@ -418,7 +445,7 @@ static void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, doub
             eta = etaqp1;
             c->qprime = c->q + 1;
             /* the correction of the last step at order q, for the new column */
-            memcpy(v.zn[BDF_QMAX], v.acor, (size_t)n * sizeof(double));
+            for (int i = 0; i < n; i++) v.zn[BDF_QMAX][i * s] = v.acor[i * s];
         }
     }
     if (eta < THRESH) {
@@ -431,7 +458,7 @@ static void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, doub
     }
 }
 
-int bdf_error_test(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
+CHEM_API int bdf_error_test(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
 {
     const double dsm = c->acnrm * c->tq[2];
     if (dsm <= 1) {

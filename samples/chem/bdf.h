@@ -29,14 +29,19 @@
  *
  * No state outside the cell: every function touches one cell's scalars
  * (bdf_cell) and vectors (bdf_vec_len doubles, bdf_vecs), so cells may be
- * advanced in parallel, and each stage maps to one GPU thread per cell.
+ * advanced in parallel, and each stage maps to one GPU thread per cell
+ * (the functions compile for the device too, hd.h; a batch on the GPU
+ * stores the vectors interleaved by cell, bdf_vecs_interleaved).
  */
 #ifndef CHEM_BDF_H
 #define CHEM_BDF_H
 
 #include <stddef.h>
 
+#include "hd.h"
+
 #define BDF_QMAX 5
+#define BDF_VEC_N (BDF_QMAX + 6) /* vectors of a cell: zn[0..QMAX], acor, ewt, y, f, tmp */
 
 typedef struct bdf_opts {
     double rtol;         /* relative tolerance */
@@ -78,7 +83,8 @@ typedef struct bdf_cell {
     long nfe, nje, nsetup, nni, ncfn, netf;
 } bdf_cell;
 
-/* The vectors of a cell, views into one block of bdf_vec_len(n) doubles. */
+/* The vectors of a cell, views into one block of bdf_vec_len(n) doubles or
+ * into a batch interleaved by cell; entry i of each at [i inc]. */
 typedef struct bdf_vecs {
     double *zn[BDF_QMAX + 1]; /* Nordsieck array: zn[j] = h^j y^(j) / j! */
     double *acor;             /* the correction of this attempt */
@@ -86,54 +92,60 @@ typedef struct bdf_vecs {
     double *y;                /* the current iterate zn[0] + acor */
     double *f;                /* f(y) */
     double *tmp;
+    size_t inc;
 } bdf_vecs;
 
-size_t bdf_vec_len(int n);
-bdf_vecs bdf_vecs_of(double *block, int n);
+CHEM_API size_t bdf_vec_len(int n);
+/* A cell's own block (inc 1). */
+CHEM_API bdf_vecs bdf_vecs_of(double *block, int n);
+/* Cell `cell` of a batch of ncell cells stored interleaved: entry i of the
+ * cell's vector b (0..BDF_VEC_N-1) at base[(b n + i) ncell + cell]. */
+CHEM_API bdf_vecs bdf_vecs_interleaved(double *base, int n, size_t ncell, size_t cell);
 
-/* Weighted root-mean-square norm sqrt(sum (v_i w_i)^2 / n). */
-double bdf_wrms(int n, const double *v, const double *w);
+/* Weighted root-mean-square norm sqrt(sum (v_i w_i)^2 / n) (entries [i inc]). */
+CHEM_API double bdf_wrms(int n, const double *v, const double *w, size_t inc);
 
-/* Starts a cell at (t0, y0) with f0 = f(y0) and first step h0. */
-void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0, const double *f0,
-              double h0);
+/* Starts a cell at (t0, y0) with f0 = f(y0) (both strided as v) and first step h0. */
+CHEM_API void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0,
+                       const double *f0, double h0);
 
 /* A first step size after CVODE's cvHin: the second derivative estimated
  * by differences of f along f0, h0 = sqrt(2 / ||y''||) / 2 within
  * [100 eps tdist, tdist / 10].  rhs(arg, y, f) returns 0 or an error, in
  * which case a shorter difference step is tried.  ewt: the weights at y0;
- * y1, f1: n doubles of scratch. */
+ * y1, f1: n doubles of scratch.  y0, f0, ewt, y1, f1 (and rhs's y and f)
+ * strided by inc; atol contiguous. */
 typedef int (*bdf_rhs_fn)(void *arg, const double *y, double *f);
-double bdf_initial_step(int n, const double *y0, const double *f0, const double *ewt, const double *atol,
-                        double tdist, bdf_rhs_fn rhs, void *arg, double *y1, double *f1);
+CHEM_API double bdf_initial_step(int n, const double *y0, const double *f0, const double *ewt, const double *atol,
+                                 double tdist, bdf_rhs_fn rhs, void *arg, double *y1, double *f1, size_t inc);
 
 /* Order 1 restarted after repeated error-test failures: zn[1] = h f, f =
- * f(zn[0]); call before bdf_begin when c->next == BDF_RELOAD. */
-void bdf_reload(bdf_cell *c, int n, bdf_vecs v, const double *f);
+ * f(zn[0]) (strided as v); call before bdf_begin when c->next == BDF_RELOAD. */
+CHEM_API void bdf_reload(bdf_cell *c, int n, bdf_vecs v, const double *f);
 
 /* Begins a step attempt (see above): BDF_NEED_SETUP / BDF_NEED_JAC bits,
  * or -1 when the step has become too small to change t. */
-int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v);
+CHEM_API int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v);
 
 /* M = I - gamma J was formed with the current gamma and factored; jac: J
  * was evaluated for it. */
-void bdf_setup_done(bdf_cell *c, int jac);
+CHEM_API void bdf_setup_done(bdf_cell *c, int jac);
 
 /* rhs[i inc] = gamma f_i - rl1 zn[1]_i - acor_i, f = f(y) (y = zn[0] on
  * the first iteration). */
-void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, size_t inc);
+CHEM_API void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, size_t inc);
 
 /* delta[i inc] = M^-1 rhs: acor, y and the convergence test (CONVERGED,
  * CONTINUE: evaluate f(y) and iterate, DIVERGED). */
-int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc);
+CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc);
 
 /* The attempt's Newton iteration failed (or its M was singular, or f could
  * not be evaluated): RETRY (with a fresh J, or a step cut by 4) or FAILED
  * (10 failures on one step). */
-int bdf_conv_fail(bdf_cell *c, int n, bdf_vecs v);
+CHEM_API int bdf_conv_fail(bdf_cell *c, int n, bdf_vecs v);
 
 /* After convergence: ACCEPTED (zn updated, next step and order chosen),
  * RETRY (step reduced) or FAILED (7 error-test failures on one step). */
-int bdf_error_test(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v);
+CHEM_API int bdf_error_test(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v);
 
 #endif

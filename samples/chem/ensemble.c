@@ -125,7 +125,7 @@ static void init_cells(ens *e, const double *x0, double *t_rhs)
             continue;
         }
         for (int i = 0; i < n; i++) v.ewt[i] = 1.0 / (e->bo.rtol * fabs(x[i]) + e->atol[i]);
-        const double h0 = bdf_initial_step(n, x, v.f, v.ewt, e->atol, e->o->t_max, rhs_cb, &a, v.y, v.tmp);
+        const double h0 = bdf_initial_step(n, x, v.f, v.ewt, e->atol, e->o->t_max, rhs_cb, &a, v.y, v.tmp, 1);
         bdf_init(&e->cell[c], &e->bo, n, v, 0.0, x, v.f, h0);
         ign_start(&e->ign[c], x[K], v.f[K]);
         e->status[c] = ENS_RUNNING;

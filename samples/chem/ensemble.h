@@ -21,6 +21,10 @@
  * Memory per cell: its Jacobian (n^2, kept between steps), the Nordsieck
  * array and work vectors (11 n), and its share of the batched M, B and the
  * factorization (n^2 + n each).
+ *
+ * ens_run_cuda (ensemble_cuda.cu, in builds with CUDA) runs the same sweeps
+ * entirely on the GPU: every stage a kernel, one thread per cell, over
+ * device-resident cells.
  */
 #ifndef CHEM_ENSEMBLE_H
 #define CHEM_ENSEMBLE_H
@@ -28,9 +32,15 @@
 #include "batchsolve.h"
 #include "mech.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The linear solver of the Newton iterations. */
 typedef enum {
-    ENS_LS_BSOLVE = 0 /* bsolve_dgetrf / bsolve_dgetrs, partial pivoting */
+    ENS_LS_BSOLVE = 0, /* bsolve_dgetrf / bsolve_dgetrs, partial pivoting */
+    ENS_LS_CUBLAS      /* ens_run_cuda only: cublasDgetrfBatched / cublasDgetrsBatched on the
+                          systems that need them (pointer arrays), column-major */
 } ens_linsolve;
 
 typedef struct ens_opts {
@@ -47,6 +57,11 @@ typedef struct ens_opts {
      * column-major), e.g. to make it singular; NULL for none. */
     void (*jac_hook)(void *arg, int cell, long nje, int n, double *J);
     void *hook_arg;
+    /* Tests only, ens_run_cuda (whose kernels call no host hook): evaluation
+     * number poison_nje (from 1) of cell poison_cell's Jacobian is made all
+     * NaN; 0: none. */
+    long poison_nje;
+    int poison_cell;
 } ens_opts;
 
 /* Defaults: rtol 1e-6, atol 1e-12, atol_T 1e-6, t_max 100 s, 10^5 steps,
@@ -82,7 +97,7 @@ typedef struct ens_stats {
     long solves_needed, solves_done;   /* cells iterating; systems solved */
 } ens_stats;
 
-enum { ENS_OK = 0, ENS_EINVAL, ENS_ENOMEM, ENS_EBSOLVE };
+enum { ENS_OK = 0, ENS_EINVAL, ENS_ENOMEM, ENS_EBSOLVE, ENS_EDEVICE };
 
 /* Integrates ncell cells (state x0 + c n, n = nsp + 1: Y then T; pressure
  * P[c]) from t = 0 on the context's backend (whose thread count the caller
@@ -91,5 +106,17 @@ enum { ENS_OK = 0, ENS_EINVAL, ENS_ENOMEM, ENS_EBSOLVE };
  * a message in msg. */
 int ens_run(const chem_mech *m, int ncell, const double *P, const double *x0, const ens_opts *o, bsolve_ctx *ctx,
             ens_cell_result *res, ens_stats *st, char *msg, size_t msglen);
+
+/* The same on the GPU of ctx, a CUDA context (host arrays in and out; the
+ * cells live in device memory, the linear algebra is bsolve_dgetrf/dgetrs
+ * on device arrays on a stream of the run, or cuBLAS's with ENS_LS_CUBLAS).
+ * st's times are the device's (CUDA events), t_total the host's wall time.
+ * ENS_EDEVICE: a CUDA error (message in msg); jac_hook is not supported. */
+int ens_run_cuda(const chem_mech *m, int ncell, const double *P, const double *x0, const ens_opts *o, bsolve_ctx *ctx,
+                 ens_cell_result *res, ens_stats *st, char *msg, size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

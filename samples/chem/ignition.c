@@ -7,14 +7,14 @@
 #include <string.h>
 
 /* dT/dt of a step's polynomial at s in [-1, 0] */
-static double rate(const ign_poly *p, double s)
+static CHEM_HD double rate(const ign_poly *p, double s)
 {
     double d = 0;
     for (int j = p->q; j >= 1; j--) d = d * s + j * p->z[j];
     return d / p->h;
 }
 
-void ign_start(ign_track *g, double T0, double dTdt0)
+CHEM_API void ign_start(ign_track *g, double T0, double dTdt0)
 {
     memset(g, 0, sizeof *g);
     g->T0 = T0;
@@ -23,7 +23,7 @@ void ign_start(ign_track *g, double T0, double dTdt0)
     g->at_peak.h = 0; /* no polynomial: the initial state */
 }
 
-int ign_step(ign_track *g, double t, double h, int q, const double *z)
+CHEM_API int ign_step(ign_track *g, double t, double h, int q, const double *z)
 {
     ign_poly p = {t, h, q, {0}};
     for (int j = 0; j <= q && j <= IGN_QMAX; j++) p.z[j] = z[j];
@@ -41,7 +41,7 @@ int ign_step(ign_track *g, double t, double h, int q, const double *z)
 
 /* the maximum of dT/dt over one polynomial's step: samples, then golden
  * section around the best sample */
-static double max_on(const ign_poly *p, double *tbest)
+static CHEM_HD double max_on(const ign_poly *p, double *tbest)
 {
     enum { NS = 16 };
     int best = 0;
@@ -68,7 +68,7 @@ static double max_on(const ign_poly *p, double *tbest)
     return v;
 }
 
-double ign_delay(const ign_track *g, double *peak)
+CHEM_API double ign_delay(const ign_track *g, double *peak)
 {
     if (!g->have_next || g->at_peak.h == 0) return -1;
     double t1, t2;

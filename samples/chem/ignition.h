@@ -13,6 +13,8 @@
 #ifndef CHEM_IGNITION_H
 #define CHEM_IGNITION_H
 
+#include "hd.h"
+
 #define IGN_QMAX 5
 
 typedef struct ign_poly {
@@ -28,13 +30,13 @@ typedef struct ign_track {
     ign_poly at_peak, next;
 } ign_track;
 
-void ign_start(ign_track *g, double T0, double dTdt0);
+CHEM_API void ign_start(ign_track *g, double T0, double dTdt0);
 
 /* An accepted step: its polynomial (z = the T components of zn[0..q]).
  * Returns 1 once the cell is done. */
-int ign_step(ign_track *g, double t, double h, int q, const double *z);
+CHEM_API int ign_step(ign_track *g, double t, double h, int q, const double *z);
 
 /* The delay and the peak dT/dt; -1 if no step has passed the peak. */
-double ign_delay(const ign_track *g, double *peak);
+CHEM_API double ign_delay(const ign_track *g, double *peak);
 
 #endif

@@ -14,6 +14,9 @@
  *   d wdot_k/dT   = d wdot_k/dT|_C - G_k / T.
  * JC is accumulated reaction by reaction in the output matrix itself and
  * turned into the reactor's Jacobian column by column.
+ *
+ * The functions are plain C for the CPU and __host__ __device__ in the CUDA
+ * kernels (hd.h; kinetics_cuda.cu): one description of each formula.
  */
 #include "kinetics.h"
 
@@ -24,14 +27,14 @@
 #define BIG 1e300    /* Cantera's BigNumber */
 
 /* the workspace, K doubles each */
-enum { W_C, W_HRT, W_GRT, W_CPR, W_DCPR, W_EFF, W_WT, W_G, W_WDOT, W_N };
+enum { W_C, W_HRT, W_GRT, W_CPR, W_DCPR, W_EFF, W_WT, W_G, W_WDOT, W_GROSS, W_N };
 
-size_t chem_work_len(const chem_mech *m)
+CHEM_API size_t chem_work_len(const chem_mech *m)
 {
     return W_N * (size_t)m->nsp;
 }
 
-static void thermo_all(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R, double *dcp_R)
+static CHEM_HD void thermo_all(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R, double *dcp_R)
 {
     const double lnT = log(T), rT = 1.0 / T;
     for (int k = 0; k < m->nsp; k++) {
@@ -43,21 +46,21 @@ static void thermo_all(const chem_mech *m, double T, double *cp_R, double *h_RT,
     }
 }
 
-void chem_thermo(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R)
+CHEM_API void chem_thermo(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R)
 {
     thermo_all(m, T, cp_R, h_RT, s_R, NULL);
 }
 
-/* C_k, rho and s = sum Y_k/W_k of a state; CHEM_EDOMAIN outside the model. */
-static int concentrations(const chem_mech *m, double T, double P, const double *Y, double *C, double *rho,
-                          double *s)
+/* C_k, rho and s = sum Y_k/W_k of a state (Y[k inc]); CHEM_EDOMAIN outside the model. */
+static CHEM_HD int concentrations(const chem_mech *m, double T, double P, const double *Y, size_t inc, double *C,
+                                  double *rho, double *s)
 {
     if (!(isfinite(T) && T > 0 && isfinite(P) && P > 0)) return CHEM_EDOMAIN;
     double sum = 0;
-    for (int k = 0; k < m->nsp; k++) sum += Y[k] / m->W[k];
+    for (int k = 0; k < m->nsp; k++) sum += Y[k * inc] / m->W[k];
     if (!(isfinite(sum) && sum > 0)) return CHEM_EDOMAIN;
     const double r = P / (CHEM_R * T * sum);
-    for (int k = 0; k < m->nsp; k++) C[k] = r * Y[k] / m->W[k];
+    for (int k = 0; k < m->nsp; k++) C[k] = r * Y[k * inc] / m->W[k];
     *rho = r;
     *s = sum;
     return CHEM_OK;
@@ -79,22 +82,22 @@ typedef struct rxn_eval {
     double Pf, Pr;   /* products of concentration powers */
 } rxn_eval;
 
-static double arr(const chem_arrhenius *a, double lnT, double rT)
+static CHEM_HD double arr(const chem_arrhenius *a, double lnT, double rT)
 {
     return a->A * exp(a->b * lnT - a->EaR * rT);
 }
 
-static double arr_dlnk(const chem_arrhenius *a, double rT)
+static CHEM_HD double arr_dlnk(const chem_arrhenius *a, double rT)
 {
     return (a->b + a->EaR * rT) * rT;
 }
 
-static double conc_pow(double c, double o)
+static CHEM_HD double conc_pow(double c, double o)
 {
     return o == 1 ? c : o == 2 ? c * c : o == 3 ? c * c * c : pow(c, o);
 }
 
-static double prod(int n, const int *sp, const double *o, const double *C)
+static CHEM_HD double prod(int n, const int *sp, const double *o, const double *C)
 {
     double p = 1;
     for (int i = 0; i < n; i++) p *= conc_pow(C[sp[i]], o[i]);
@@ -102,7 +105,7 @@ static double prod(int n, const int *sp, const double *o, const double *C)
 }
 
 /* d prod / d C_sp[j], without dividing by C (which may be zero) */
-static double dprod(int n, const int *sp, const double *o, const double *C, int j)
+static CHEM_HD double dprod(int n, const int *sp, const double *o, const double *C, int j)
 {
     const double c = C[sp[j]];
     double p = o[j] == 1 ? 1 : o[j] == 2 ? 2 * c : o[j] * pow(c, o[j] - 1);
@@ -111,7 +114,7 @@ static double dprod(int n, const int *sp, const double *o, const double *C, int 
     return p;
 }
 
-static double third_body(const chem_mech *m, const chem_rxn *r, const env *e)
+static CHEM_HD double third_body(const chem_mech *m, const chem_rxn *r, const env *e)
 {
     double M = r->eff_default * e->Ctot; /* sum_k C_k = P / RT */
     for (int i = r->eff_first; i < r->eff_first + r->neff; i++)
@@ -120,7 +123,7 @@ static double third_body(const chem_mech *m, const chem_rxn *r, const env *e)
 }
 
 /* Troe's F at (T, Pr), d log10 F / d log10 Pr and d ln F / dT at fixed Pr. */
-static void troe(const double *p, double T, double Pr, double *F, double *dlF_dL, double *dlnF_dT)
+static CHEM_HD void troe(const double *p, double T, double Pr, double *F, double *dlF_dL, double *dlnF_dT)
 {
     const double a = p[0];
     double Fc = 0, dFc = 0;
@@ -152,7 +155,7 @@ static void troe(const double *p, double T, double Pr, double *F, double *dlF_dL
 }
 
 /* ln k of PLOG pressure p (the sum of its terms) and d ln k / dT */
-static double plog_lnk(const chem_mech *m, int p, double lnT, double rT, double *dlnk)
+static CHEM_HD double plog_lnk(const chem_mech *m, int p, double lnT, double rT, double *dlnk)
 {
     const int t0 = m->plog_term[p], t1 = m->plog_term[p + 1];
     if (t1 - t0 == 1) {
@@ -170,7 +173,7 @@ static double plog_lnk(const chem_mech *m, int p, double lnT, double rT, double 
     return log(k);
 }
 
-static void reaction(const chem_mech *m, const chem_rxn *r, const env *e, rxn_eval *o)
+static CHEM_HD void reaction(const chem_mech *m, const chem_rxn *r, const env *e, rxn_eval *o)
 {
     o->dKf_dM = 0;
     switch (r->kind) {
@@ -243,12 +246,12 @@ static void reaction(const chem_mech *m, const chem_rxn *r, const env *e, rxn_ev
 }
 
 /* Sets up the state shared by the rates: thermo into the workspace. */
-static int setup(const chem_mech *m, double T, double P, const double *Y, double *work, env *e, double *rho,
-                 double *s)
+static CHEM_HD int setup(const chem_mech *m, double T, double P, const double *Y, size_t inc, double *work, env *e,
+                         double *rho, double *s)
 {
     const size_t K = (size_t)m->nsp;
     double *C = work + W_C * K, *h_RT = work + W_HRT * K, *g_RT = work + W_GRT * K;
-    const int rc = concentrations(m, T, P, Y, C, rho, s);
+    const int rc = concentrations(m, T, P, Y, inc, C, rho, s);
     if (rc) return rc;
     double *s_R = g_RT;
     thermo_all(m, T, work + W_CPR * K, h_RT, s_R, work + W_DCPR * K);
@@ -266,7 +269,7 @@ static int setup(const chem_mech *m, double T, double P, const double *Y, double
 }
 
 /* wdot (and gross unless NULL) of a state set up by setup() */
-static void rates(const chem_mech *m, const env *e, double *wdot, double *gross)
+static CHEM_HD void rates(const chem_mech *m, const env *e, double *wdot, double *gross)
 {
     memset(wdot, 0, (size_t)m->nsp * sizeof *wdot);
     if (gross) memset(gross, 0, (size_t)m->nsp * sizeof *gross);
@@ -281,60 +284,82 @@ static void rates(const chem_mech *m, const env *e, double *wdot, double *gross)
     }
 }
 
-int chem_rates(const chem_mech *m, double T, double P, const double *Y, double *wdot, double *gross,
-               double *work)
+CHEM_API int chem_rates_inc(const chem_mech *m, double T, double P, const double *Y, double *wdot, double *gross,
+                            size_t inc, double *work)
 {
     env e;
     double rho, s;
-    const int rc = setup(m, T, P, Y, work, &e, &rho, &s);
+    const int rc = setup(m, T, P, Y, inc, work, &e, &rho, &s);
     if (rc) return rc;
-    rates(m, &e, wdot, gross);
+    if (inc == 1) {
+        rates(m, &e, wdot, gross);
+        return CHEM_OK;
+    }
+    /* accumulated in the workspace, stored once */
+    const size_t K = (size_t)m->nsp;
+    double *w = work + W_WDOT * K, *g = gross ? work + W_GROSS * K : NULL;
+    rates(m, &e, w, g);
+    for (size_t k = 0; k < K; k++) wdot[k * inc] = w[k];
+    if (gross)
+        for (size_t k = 0; k < K; k++) gross[k * inc] = g[k];
     return CHEM_OK;
 }
 
-/* rho cp (J/m^3/K) of a state whose thermo is in the workspace */
-static double rho_cp(const chem_mech *m, const double *Y, const double *cp_R, double rho)
+CHEM_API int chem_rates(const chem_mech *m, double T, double P, const double *Y, double *wdot, double *gross,
+                        double *work)
+{
+    return chem_rates_inc(m, T, P, Y, wdot, gross, 1, work);
+}
+
+/* rho cp (J/m^3/K) of a state (Y[k inc]) whose thermo is in the workspace */
+static CHEM_HD double rho_cp(const chem_mech *m, const double *Y, size_t inc, const double *cp_R, double rho)
 {
     double cp = 0;
-    for (int k = 0; k < m->nsp; k++) cp += Y[k] * cp_R[k] / m->W[k];
+    for (int k = 0; k < m->nsp; k++) cp += Y[k * inc] * cp_R[k] / m->W[k];
     return rho * CHEM_R * cp;
 }
 
-int chem_rhs(const chem_mech *m, double P, const double *x, double *f, double *work)
+CHEM_API int chem_rhs_inc(const chem_mech *m, double P, const double *x, double *f, size_t inc, double *work)
 {
     const int K = m->nsp;
     const size_t Ks = (size_t)K;
-    const double T = x[K];
+    const double T = x[Ks * inc];
     env e;
     double rho, s;
-    const int rc = setup(m, T, P, x, work, &e, &rho, &s);
+    const int rc = setup(m, T, P, x, inc, work, &e, &rho, &s);
     if (rc) return rc;
     double *wdot = work + W_WDOT * Ks;
     rates(m, &e, wdot, NULL);
     const double *h_RT = work + W_HRT * Ks;
     double Q = 0;
     for (int k = 0; k < K; k++) {
-        f[k] = wdot[k] * m->W[k] / rho;
+        f[k * inc] = wdot[k] * m->W[k] / rho;
         Q += h_RT[k] * wdot[k];
     }
-    f[K] = -CHEM_R * T * Q / rho_cp(m, x, work + W_CPR * Ks, rho);
+    f[Ks * inc] = -CHEM_R * T * Q / rho_cp(m, x, inc, work + W_CPR * Ks, rho);
     return CHEM_OK;
 }
 
-int chem_jacobian(const chem_mech *m, double P, const double *x, double *f, double *J, double *work)
+CHEM_API int chem_rhs(const chem_mech *m, double P, const double *x, double *f, double *work)
+{
+    return chem_rhs_inc(m, P, x, f, 1, work);
+}
+
+CHEM_API int chem_jacobian_inc(const chem_mech *m, double P, const double *x, double *f, double *J, size_t inc,
+                               double *work)
 {
     const int K = m->nsp;
-    const size_t n = (size_t)K + 1;
-    const double T = x[K];
+    const size_t n = (size_t)K + 1, ni = n * inc; /* ni: a column of J */
+    const double T = x[(size_t)K * inc];
     env e;
     double rho, s;
-    const int rc = setup(m, T, P, x, work, &e, &rho, &s);
+    const int rc = setup(m, T, P, x, inc, work, &e, &rho, &s);
     if (rc) return rc;
     const size_t Ks = (size_t)K;
     const double *C = work + W_C * Ks, *h_RT = work + W_HRT * Ks, *cp_R = work + W_CPR * Ks,
                  *dcp_R = work + W_DCPR * Ks;
     double *eff = work + W_EFF * Ks, *wT = work + W_WT * Ks, *G = work + W_G * Ks, *wdot = work + W_WDOT * Ks;
-    memset(J, 0, n * n * sizeof *J);
+    for (size_t k = 0; k < n * n; k++) J[k * inc] = 0;
     memset(wT, 0, Ks * sizeof *wT);
     memset(wdot, 0, Ks * sizeof *wdot);
 
@@ -356,50 +381,58 @@ int chem_jacobian(const chem_mech *m, double P, const double *x, double *f, doub
             wdot[k] += nu * q;
             wT[k] += nu * dq_dT;
             for (int j = 0; j < r->nf; j++)
-                J[k + (size_t)r->f_sp[j] * n] += nu * o.Kf * dprod(r->nf, r->f_sp, r->f_ord, C, j);
+                J[(size_t)k * inc + (size_t)r->f_sp[j] * ni] += nu * o.Kf * dprod(r->nf, r->f_sp, r->f_ord, C, j);
             if (r->reversible)
                 for (int j = 0; j < r->nrv; j++)
-                    J[k + (size_t)r->rv_sp[j] * n] -= nu * o.Kf * o.rk * dprod(r->nrv, r->rv_sp, r->rv_ord, C, j);
+                    J[(size_t)k * inc + (size_t)r->rv_sp[j] * ni] -=
+                        nu * o.Kf * o.rk * dprod(r->nrv, r->rv_sp, r->rv_ord, C, j);
             if (phi != 0)
-                for (int j = 0; j < K; j++) J[k + (size_t)j * n] += nu * phi * eff[j];
+                for (int j = 0; j < K; j++) J[(size_t)k * inc + (size_t)j * ni] += nu * phi * eff[j];
         }
     }
 
     for (int k = 0; k < K; k++) {
         double g = 0;
-        for (int j = 0; j < K; j++) g += J[k + (size_t)j * n] * C[j];
+        for (int j = 0; j < K; j++) g += J[(size_t)k * inc + (size_t)j * ni] * C[j];
         G[k] = g;
     }
-    const double D = rho_cp(m, x, cp_R, rho), cp = D / rho, RT = CHEM_R * T;
+    const double D = rho_cp(m, x, inc, cp_R, rho), cp = D / rho, RT = CHEM_R * T;
     double Q = 0;
     for (int k = 0; k < K; k++) Q += RT * h_RT[k] * wdot[k];
     const double fT = -Q / D;
 
     for (int j = 0; j < K; j++) { /* columns d/dY_j */
         const double a = rho / m->W[j], b = 1 / (s * m->W[j]);
+        double *Jj = J + (size_t)j * ni;
         double dQ = 0;
         for (int k = 0; k < K; k++) {
-            const double dw = a * J[k + (size_t)j * n] - G[k] * b;
+            const double dw = a * Jj[(size_t)k * inc] - G[k] * b;
             dQ += RT * h_RT[k] * dw;
-            J[k + (size_t)j * n] = m->W[k] / rho * (dw + wdot[k] * b);
+            Jj[(size_t)k * inc] = m->W[k] / rho * (dw + wdot[k] * b);
         }
         const double dD = rho * (CHEM_R * cp_R[j] / m->W[j] - cp * b);
-        J[K + (size_t)j * n] = -(dQ + fT * dD) / D;
+        Jj[(size_t)K * inc] = -(dQ + fT * dD) / D;
     }
     { /* column d/dT */
+        double *JT = J + (size_t)K * ni;
         double dQ = 0, dcp = 0;
         for (int k = 0; k < K; k++) {
             const double dw = wT[k] - G[k] / T;
             dQ += CHEM_R * cp_R[k] * wdot[k] + RT * h_RT[k] * dw;
-            J[k + (size_t)K * n] = m->W[k] / rho * (dw + wdot[k] / T);
-            dcp += x[k] * dcp_R[k] / m->W[k];
+            JT[(size_t)k * inc] = m->W[k] / rho * (dw + wdot[k] / T);
+            dcp += x[(size_t)k * inc] * dcp_R[k] / m->W[k];
         }
         const double dD = rho * (-cp / T + CHEM_R * dcp);
-        J[K + (size_t)K * n] = -(dQ + fT * dD) / D;
+        JT[(size_t)K * inc] = -(dQ + fT * dD) / D;
     }
     if (f) {
-        for (int k = 0; k < K; k++) f[k] = wdot[k] * m->W[k] / rho;
-        f[K] = fT;
+        for (int k = 0; k < K; k++) f[(size_t)k * inc] = wdot[k] * m->W[k] / rho;
+        f[(size_t)K * inc] = fT;
     }
     return CHEM_OK;
+}
+
+CHEM_API int chem_jacobian(const chem_mech *m, double P, const double *x, double *f, double *J, double *work)
+{
+    return chem_jacobian_inc(m, P, x, f, J, 1, work);
 }

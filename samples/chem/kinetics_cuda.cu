@@ -1,0 +1,179 @@
+/*
+ * kinetics_cuda.cu -- the kinetics kernels (kinetics_cuda.h): kinetics.c
+ * compiled for the device (hd.h), one thread per cell.
+ *
+ * The mechanism is one device allocation: its arrays, then the chem_mech
+ * whose pointers address them, so that the kernels read m->rxn[i] and the
+ * rest exactly as the CPU code does.  Every thread reads the same
+ * mechanism entry at the same time (broadcast loads, cached).
+ */
+#include "kinetics.c"
+
+#include "kinetics_cuda.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct chem_cuda_mech {
+    chem_mech *dev; /* the struct, at the end of buf */
+    void *buf;
+};
+
+/* where the arrays go: a sizing pass (host NULL), then a filling one */
+typedef struct placement {
+    size_t off;
+    char *host, *dev;
+} placement;
+
+template <class T> static T *put(placement *L, const T *src, size_t count)
+{
+    if (!count || !src) return NULL;
+    const size_t at = L->off;
+    L->off = (at + count * sizeof(T) + 255) & ~(size_t)255;
+    if (L->host) memcpy(L->host + at, src, count * sizeof(T));
+    return (T *)(L->dev + at);
+}
+
+static void place(placement *L, const chem_mech *m, chem_mech *d)
+{
+    const size_t K = (size_t)m->nsp;
+    size_t neff = 0, nplog = 0;
+    for (int i = 0; i < m->nrxn; i++) {
+        const chem_rxn *r = &m->rxn[i];
+        if (r->neff > 0 && (size_t)(r->eff_first + r->neff) > neff) neff = (size_t)(r->eff_first + r->neff);
+        if (r->nplog > 0 && (size_t)(r->plog_first + r->nplog) > nplog) nplog = (size_t)(r->plog_first + r->nplog);
+    }
+    const size_t nterm = nplog ? (size_t)m->plog_term[nplog] : 0;
+    *d = *m;
+    d->sp_name = NULL; /* names stay on the host */
+    d->W = put(L, m->W, K);
+    d->tmin = put(L, m->tmin, K);
+    d->tmid = put(L, m->tmid, K);
+    d->tmax = put(L, m->tmax, K);
+    d->nasa = put(L, m->nasa, K);
+    d->rxn = put(L, m->rxn, (size_t)m->nrxn);
+    d->eff_sp = put(L, m->eff_sp, neff);
+    d->eff_val = put(L, m->eff_val, neff);
+    d->plog_lnp = put(L, m->plog_lnp, nplog);
+    d->plog_term = put(L, m->plog_term, nplog ? nplog + 1 : 0);
+    d->plog_arr = put(L, m->plog_arr, nterm);
+}
+
+extern "C" int chem_cuda_mech_create(const chem_mech *m, chem_cuda_mech **out, char *msg, size_t msglen)
+{
+    *out = NULL;
+    if (m->nsp < 1 || m->nsp > CHEM_CUDA_KMAX) {
+        snprintf(msg, msglen, "%s: %d species, the kernels take 1..%d", m->name, m->nsp, CHEM_CUDA_KMAX);
+        return CHEM_EDOMAIN;
+    }
+    placement L = {0, NULL, NULL};
+    chem_mech d;
+    place(&L, m, &d);
+    const size_t at = L.off, bytes = at + sizeof(chem_mech);
+    chem_cuda_mech *h = (chem_cuda_mech *)calloc(1, sizeof *h);
+    char *host = (char *)calloc(1, bytes);
+    if (!h || !host) {
+        free(h);
+        free(host);
+        snprintf(msg, msglen, "out of host memory for the device copy of %s", m->name);
+        return CHEM_ENOMEM;
+    }
+    cudaError_t e = cudaMalloc(&h->buf, bytes);
+    if (e == cudaSuccess) {
+        L.off = 0;
+        L.host = host;
+        L.dev = (char *)h->buf;
+        place(&L, m, &d);
+        memcpy(host + at, &d, sizeof d);
+        h->dev = (chem_mech *)(L.dev + at);
+        e = cudaMemcpy(h->buf, host, bytes, cudaMemcpyHostToDevice);
+        /* complete before kernels on any stream (a non-blocking one does
+         * not wait for the legacy stream's copy) */
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    }
+    free(host);
+    if (e != cudaSuccess) {
+        snprintf(msg, msglen, "device copy of %s: %s", m->name, cudaGetErrorString(e));
+        cudaFree(h->buf);
+        free(h);
+        return e == cudaErrorMemoryAllocation ? CHEM_ENOMEM : CHEM_EIO;
+    }
+    *out = h;
+    return CHEM_OK;
+}
+
+extern "C" void chem_cuda_mech_free(chem_cuda_mech *d)
+{
+    if (!d) return;
+    cudaFree(d->buf);
+    free(d);
+}
+
+extern "C" const chem_mech *chem_cuda_mech_device(const chem_cuda_mech *d)
+{
+    return d->dev;
+}
+
+/* ------------------------------------------------------------------ kernels */
+
+enum { THREADS = 128 };
+
+__global__ void __launch_bounds__(THREADS) k_rates(const chem_mech *__restrict__ m, int ncell,
+                                                   const double *__restrict__ T, const double *__restrict__ P,
+                                                   const double *Y, double *wdot, double *gross, int *status)
+{
+    const int c = blockIdx.x * THREADS + threadIdx.x;
+    if (c >= ncell) return;
+    double work[W_N * CHEM_CUDA_KMAX];
+    status[c] = chem_rates_inc(m, T[c], P[c], Y + c, wdot + c, gross ? gross + c : NULL, (size_t)ncell, work);
+}
+
+__global__ void __launch_bounds__(THREADS) k_rhs(const chem_mech *__restrict__ m, int ncell,
+                                                 const double *__restrict__ P, const double *x, double *f,
+                                                 int *status)
+{
+    const int c = blockIdx.x * THREADS + threadIdx.x;
+    if (c >= ncell) return;
+    double work[W_N * CHEM_CUDA_KMAX];
+    status[c] = chem_rhs_inc(m, P[c], x + c, f + c, (size_t)ncell, work);
+}
+
+__global__ void __launch_bounds__(THREADS) k_jacobian(const chem_mech *__restrict__ m, int ncell,
+                                                      const double *__restrict__ P, const double *x, double *f,
+                                                      double *J, int *status)
+{
+    const int c = blockIdx.x * THREADS + threadIdx.x;
+    if (c >= ncell) return;
+    double work[W_N * CHEM_CUDA_KMAX];
+    status[c] = chem_jacobian_inc(m, P[c], x + c, f ? f + c : NULL, J + c, (size_t)ncell, work);
+}
+
+static unsigned blocks(int ncell)
+{
+    return (unsigned)((ncell + THREADS - 1) / THREADS);
+}
+
+extern "C" int chem_cuda_rates(const chem_cuda_mech *d, int ncell, const double *T, const double *P, const double *Y,
+                               double *wdot, double *gross, int *status, void *stream)
+{
+    if (ncell < 1) return 0;
+    k_rates<<<blocks(ncell), THREADS, 0, (cudaStream_t)stream>>>(d->dev, ncell, T, P, Y, wdot, gross, status);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int chem_cuda_rhs(const chem_cuda_mech *d, int ncell, const double *P, const double *x, double *f,
+                             int *status, void *stream)
+{
+    if (ncell < 1) return 0;
+    k_rhs<<<blocks(ncell), THREADS, 0, (cudaStream_t)stream>>>(d->dev, ncell, P, x, f, status);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int chem_cuda_jacobian(const chem_cuda_mech *d, int ncell, const double *P, const double *x, double *f,
+                                  double *J, int *status, void *stream)
+{
+    if (ncell < 1) return 0;
+    k_jacobian<<<blocks(ncell), THREADS, 0, (cudaStream_t)stream>>>(d->dev, ncell, P, x, f, J, status);
+    return (int)cudaGetLastError();
+}

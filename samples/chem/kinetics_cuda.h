@@ -1,0 +1,57 @@
+/*
+ * kinetics_cuda.h -- the kinetics of kinetics.h on a CUDA device, one thread
+ * per cell: the mechanism copied once into device memory, and launchers of
+ * the rates, the reactor right-hand side and its Jacobian for a batch of
+ * cells whose vectors are stored interleaved by cell (entry i of cell c at
+ * [i ncell + c]; J's entry (i, j) at [(i + j n) ncell + c]), as the batched
+ * linear algebra and coalesced loads want them.  The per-cell code is
+ * kinetics.c's own (hd.h), so the device computes the same formulas; only
+ * the math library's rounding differs.
+ *
+ * Every array is device memory.  The launchers are asynchronous on `stream`
+ * (a cudaStream_t; NULL: the legacy default stream) and return 0 or the
+ * CUDA runtime's error code of the launch.  status[c] receives the cell's
+ * CHEM_OK or CHEM_EDOMAIN (its outputs then unspecified).
+ */
+#ifndef CHEM_KINETICS_CUDA_H
+#define CHEM_KINETICS_CUDA_H
+
+#include "mech.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest species count a kernel handles: its workspace is a per-thread
+ * array of that size (local memory, which the device interleaves by thread);
+ * n = K + 1 <= 128, batchsolve's largest order. */
+#define CHEM_CUDA_KMAX 127
+
+typedef struct chem_cuda_mech chem_cuda_mech;
+
+/* Copies m to the current device: CHEM_OK and *out, or CHEM_EDOMAIN (more
+ * than CHEM_CUDA_KMAX species) / CHEM_ENOMEM / CHEM_EIO (a CUDA error) with
+ * a message in msg and *out NULL. */
+int chem_cuda_mech_create(const chem_mech *m, chem_cuda_mech **out, char *msg, size_t msglen);
+void chem_cuda_mech_free(chem_cuda_mech *d);
+
+/* The device copy, for kernels that call kinetics.c's functions themselves. */
+const chem_mech *chem_cuda_mech_device(const chem_cuda_mech *d);
+
+/* wdot (and gross unless NULL): K x ncell, of T, P (ncell each), Y (K x ncell). */
+int chem_cuda_rates(const chem_cuda_mech *d, int ncell, const double *T, const double *P, const double *Y,
+                    double *wdot, double *gross, int *status, void *stream);
+
+/* f = dx/dt: n x ncell, of x (n x ncell) at P. */
+int chem_cuda_rhs(const chem_cuda_mech *d, int ncell, const double *P, const double *x, double *f, int *status,
+                  void *stream);
+
+/* J (n^2 x ncell) and f unless NULL. */
+int chem_cuda_jacobian(const chem_cuda_mech *d, int ncell, const double *P, const double *x, double *f, double *J,
+                       int *status, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
