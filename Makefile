@@ -8,6 +8,8 @@
 #   make NVCC= BUILD=build-cpu build-cpu/perf/bench_cpu_mkl
 #                   bench_cpu with Intel oneMKL's batch and compact LU as peers (below)
 #   make install PREFIX=/usr/local
+# With SUNDIALS 6 or 7 (Debian: libsundials-dev; SUNDIALS_DIR=prefix for another install),
+# the SUNDIALS adapter too: build/libbatchsolve_sundials.a, its test, samples/chem_cvode.
 # run, test, gpu-test and bench build for this machine (scripts/build-config.sh says
 # what and where) unless CUDA_ARCHS, NVCC or BUILD is given.
 # Missing Debian packages are installed when run as root (scripts/ensure-deps.sh); only
@@ -147,11 +149,30 @@ SAMPLES   := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 SAMPLE_CHECKS := $(BUILD)/samples/adi_heat $(BUILD)/samples/rate_fit \
                  $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/readme_*.c))
 
+# The SUNDIALS adapter (include/batchsolve_sundials.h, src/sundials/): a companion library,
+# its test and samples/chem_cvode, built when scripts/find-sundials.sh finds SUNDIALS (6 or
+# 7, double precision; SUNDIALS_DIR: an install prefix other than the compiler's paths), left
+# out otherwise (make test says so).  Naming one of them without SUNDIALS is an error.
+SUNDIALS_DIR ?=
+BSI_SUN := $(shell CC='$(CC)' sh scripts/find-sundials.sh '$(SUNDIALS_DIR)')
+$(foreach a,$(BSI_SUN),$(eval $(firstword $(subst =, ,$(a))) := $(subst $(comma), ,$(patsubst $(firstword $(subst =, ,$(a)))=%,%,$(a)))))
+SUN_LIB := $(BUILD)/libbatchsolve_sundials.a
+SUN_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/sundials/*.c))
+SUN_PROGS := $(BUILD)/test/test_sundials $(BUILD)/samples/chem_cvode
+ifeq ($(SUNDIALS_LIBS),)
+ifneq ($(filter $(SUN_PROGS) $(SUN_LIB),$(MAKECMDGOALS)),)
+$(error $(filter $(SUN_PROGS) $(SUN_LIB),$(MAKECMDGOALS)): no SUNDIALS found (scripts/find-sundials.sh; Debian: apt-get install libsundials-dev, or SUNDIALS_DIR=prefix))
+endif
+TESTS   := $(filter-out $(SUN_PROGS),$(TESTS))
+SAMPLES := $(filter-out $(SUN_PROGS),$(SAMPLES))
+SUN_LIB :=
+endif
+
 .PHONY: all lib test gpu-test bench run samples install clean deps san-build
 # Keep intermediate objects (test/common) between runs.
 .SECONDARY:
 all: lib samples
-lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINKS)
+lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINKS) $(SUN_LIB)
 
 $(BUILD)/%.o: %.c include/batchsolve.h $(wildcard src/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -201,7 +222,7 @@ $(LIB_SO_LINKS): $(LIB_SO)
 
 $(DEPS_STAMP): scripts/ensure-deps.sh
 	@mkdir -p $(dir $@)
-	@sh scripts/ensure-deps.sh && touch $@
+	@SUNDIALS_FOUND='$(if $(SUNDIALS_LIBS),yes)' sh scripts/ensure-deps.sh && touch $@
 deps: $(DEPS_STAMP)
 
 $(BUILD)/test/common/%.o: test/common/%.c $(wildcard test/common/*.h) include/batchsolve.h | $(DEPS_STAMP)
@@ -253,6 +274,34 @@ $(BUILD)/test/gpu_chem_ensemble: test/gpu_chem_ensemble.c $(CHEM_ENS_OBJ) $(CHEM
 	$(CC) $(CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' \
 	    -DCHEM_ENSEMBLE_BIN='"$(abspath $(BUILD)/samples/chem_ensemble)"' $< $(CHEM_ENS_OBJ) $(CHEM_ENS_CUDA) \
 	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(if $(NVCC),-lcublas) $(REF_LIBS) -o $@
+# the SUNDIALS adapter, its test (which integrates the h2o2 mechanism with CVODE, ARKODE and
+# IDA, and runs chem_cvode) and the sample.  What uses SUNDIALS' headers depends on which
+# SUNDIALS it was built with (their structures differ between versions): a stamp of its own.
+SUN_STAMP := $(BUILD)/.sundials
+ifneq ($(SUNDIALS_LIBS),)
+ifneq ($(file <$(SUN_STAMP)),$(SUNDIALS_CFLAGS) | $(SUNDIALS_LIBS))
+$(shell mkdir -p $(BUILD))
+$(file >$(SUN_STAMP),$(SUNDIALS_CFLAGS) | $(SUNDIALS_LIBS))
+endif
+endif
+$(SUN_OBJ): override CFLAGS += $(SUNDIALS_CFLAGS)
+$(SUN_OBJ): include/batchsolve_sundials.h src/sundials/sun_compat.h $(SUN_STAMP)
+$(BUILD)/libbatchsolve_sundials.a: $(SUN_OBJ)
+	rm -f $@ && ar rcs $@ $^
+CHEM_CVODE_OBJ := $(CHEM_OBJ) $(patsubst %,$(BUILD)/samples/chem/%.o,cases ignition sunsys)
+$(BUILD)/samples/chem/sunsys.o: override CFLAGS += $(SUNDIALS_CFLAGS)
+$(BUILD)/samples/chem/sunsys.o: include/batchsolve_sundials.h $(wildcard samples/chem/*.h) $(SUN_STAMP)
+$(BUILD)/samples/chem_cvode: samples/chem_cvode.c $(CHEM_CVODE_OBJ) $(SUN_LIB) $(LIB_A) include/batchsolve_sundials.h $(SUN_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SUNDIALS_CFLAGS) -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' $< $(CHEM_CVODE_OBJ) \
+	    $(SUN_LIB) $(LIB_A) $(CUDA_LIBS) $(SUNDIALS_LIBS) -lm -o $@
+$(BUILD)/test/test_sundials: test/test_sundials.c $(CHEM_CVODE_OBJ) $(SUN_LIB) $(BUILD)/samples/chem_cvode \
+                             $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) include/batchsolve_sundials.h \
+                             $(SUN_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SUNDIALS_CFLAGS) -Itest/common -Isamples/chem -DCHEM_DATA_DIR='"$(abspath samples/chem)"' \
+	    -DCHEM_CVODE_BIN='"$(abspath $(BUILD)/samples/chem_cvode)"' $< $(CHEM_CVODE_OBJ) \
+	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(SUN_LIB) $(LIB_A) $(CUDA_LIBS) $(SUNDIALS_LIBS) $(REF_LIBS) -o $@
 
 # GPU tests call the CUDA runtime (cudaMalloc) themselves.
 $(GPU_TESTS): override CFLAGS += $(if $(NVCC),-I$(CUDA_HOME)/include -DBSOLVE_TEST_CUDART)
@@ -309,6 +358,7 @@ samples: $(SAMPLES)
 # says, and the sanitizer subset.
 test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(PROBES) $(CU_PROBES) $(SAMPLES) $(GUARD_PTX) $(BUILD)/stage/.installed san-build
 	@fail=0; for t in $(TESTS) $(GPU_TESTS) $(SAMPLE_CHECKS); do echo "== $$t"; $$t || fail=1; done; \
+	$(if $(SUNDIALS_LIBS),,echo "== $(BUILD)/test/test_sundials: skipped, no SUNDIALS found (Debian: apt-get install libsundials-dev; or SUNDIALS_DIR=prefix)";) \
 	for l in 1 2; do for t in $(ISA_TESTS); do echo "== BSOLVE_TEST_CPU_ISA=$$l $(BUILD)/test/$$t (quick)"; \
 	BSOLVE_TEST_QUICK=1 BSOLVE_TEST_CPU_ISA=$$l $(BUILD)/test/$$t || fail=1; done; done; \
 	echo "== README.md's examples are samples/readme_*.c"; sh scripts/readme-code.sh check || fail=1; \
@@ -322,7 +372,7 @@ test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(PROBES) $(CU_PROBES) $(SAMPLES) $(GU
 ISA_TESTS ?= test_gesv test_getrf test_gtsv test_qr test_singular test_rhsblock test_threads
 
 # make test's install check: make install into $(BUILD)/stage.
-$(BUILD)/stage/.installed: $(LIB_A) $(LIB_SO) batchsolve.pc.in include/batchsolve.h
+$(BUILD)/stage/.installed: $(LIB_A) $(LIB_SO) $(SUN_LIB) batchsolve.pc.in include/batchsolve.h
 	$(call install-to,$(abspath $(BUILD))/stage,$(abspath $(BUILD))/stage)
 	@touch $@
 
@@ -350,7 +400,8 @@ run: $(BUILD)/samples/batch_run
 	$(BUILD)/samples/batch_run
 
 # $(call install-to,DIR,PREFIX): the header, both libraries (the shared one with its
-# links) and batchsolve.pc (naming PREFIX) into DIR.
+# links) and batchsolve.pc (naming PREFIX) into DIR; the SUNDIALS adapter's header and
+# library too when it is built.
 define install-to
 install -d $(1)/include $(1)/lib/pkgconfig
 install -m 644 include/batchsolve.h $(1)/include/
@@ -358,6 +409,7 @@ install -m 644 $(LIB_A) $(1)/lib/
 install -m 755 $(LIB_SO) $(1)/lib/
 ln -sf $(notdir $(LIB_SO)) $(1)/lib/$(SONAME)
 ln -sf $(SONAME) $(1)/lib/libbatchsolve.so
+$(if $(SUN_LIB),install -m 644 include/batchsolve_sundials.h $(1)/include/ && install -m 644 $(SUN_LIB) $(1)/lib/)
 sed -e 's|@PREFIX@|$(2)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_LIBS)|' \
     batchsolve.pc.in > $(1)/lib/pkgconfig/batchsolve.pc
 endef

@@ -97,17 +97,11 @@ int main(int argc, char **argv)
     if (ncell < 1 || optind != argc) return usage(), 2;
     o.nthreads = nthreads;
 
-    char path[1024], msg[512];
+    char msg[512];
     chem_mech *m;
-    snprintf(path, sizeof path, "%s/%s.mech", dir, mech);
-    if (chem_mech_load(path, &m, msg, sizeof msg) != CHEM_OK) {
-        fprintf(stderr, "chem_ensemble: %s\n", msg);
-        return 2;
-    }
     chem_case *cs;
     int ncase;
-    snprintf(path, sizeof path, "%s/%s.ref", dir, mech);
-    if (chem_cases_load(path, m, &cs, &ncase, msg, sizeof msg) != CHEM_OK) {
+    if (chem_load_with_cases(dir, mech, &m, &cs, &ncase, msg, sizeof msg) != CHEM_OK) {
         fprintf(stderr, "chem_ensemble: %s\n", msg);
         return 2;
     }
@@ -136,22 +130,16 @@ int main(int argc, char **argv)
     }
 
     /* cell c starts from case c mod ncase */
-    const int n = m->nsp + 1, K = m->nsp;
+    const int n = m->nsp + 1;
     double *x0 = malloc((size_t)ncell * n * sizeof *x0), *P = malloc((size_t)ncell * sizeof *P);
     ens_cell_result *res = malloc((size_t)ncell * sizeof *res);
     if (!x0 || !P || !res) {
         fprintf(stderr, "chem_ensemble: out of memory\n");
         return 2;
     }
-    for (int c = 0; c < ncell; c++) {
-        const chem_case *k = &cs[c % ncase];
-        double *x = x0 + (size_t)c * n;
-        if (chem_fresh_mixture(m, k->fuel, k->phi, x) != CHEM_OK) {
-            fprintf(stderr, "chem_ensemble: no mixture of %s in %s\n", k->fuel, mech);
-            return 2;
-        }
-        x[K] = k->T0;
-        P[c] = k->P0;
+    if (chem_cells_from_cases(m, cs, ncase, ncell, x0, P, msg, sizeof msg) != CHEM_OK) {
+        fprintf(stderr, "chem_ensemble: %s\n", msg);
+        return 2;
     }
 
     printf("%s (n = %d), %d cells, %d threads, backend %s%s, linear solver %s, layout %s, rtol %g, atol %g\n",

@@ -1,7 +1,13 @@
 #!/bin/sh
 # Checks that the test and benchmark references are installed (GSL, Check, LAPACKE, OpenBLAS,
 # pkg-config); installs the missing Debian packages when run as root, otherwise names them.
-# The library itself needs none of them.
+# The library itself needs none of them.  Optional, named but not installed (large: MPI and
+# PETSc come with it): libsundials-dev, for the SUNDIALS adapter, its test and
+# samples/chem_cvode; the Makefile passes SUNDIALS_FOUND=yes when it found SUNDIALS.
+if [ -z "$SUNDIALS_FOUND" ]; then
+  echo "ensure-deps: optional, not installed: libsundials-dev (SUNDIALS 6 or 7: the SUNDIALS adapter," \
+       "its test and samples/chem_cvode are skipped without it; apt-get install libsundials-dev)" >&2
+fi
 missing=""
 have_hdr() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"

@@ -25,7 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #ifndef CHEM_DATA_DIR
 #define CHEM_DATA_DIR "samples/chem"
@@ -200,10 +199,7 @@ END_TEST
 #ifdef CHEM_ENSEMBLE_BIN
 static int run_sample(const char *args)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s > /dev/null 2>&1", CHEM_ENSEMBLE_BIN, args);
-    const int s = system(cmd);
-    return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+    return tl_run(CHEM_ENSEMBLE_BIN, args);
 }
 
 START_TEST(t_sample)

@@ -65,3 +65,38 @@ int chem_fresh_mixture(const chem_mech *m, const char *fuel, double phi, double 
     Y[kn] = mn / tot;
     return CHEM_OK;
 }
+
+int chem_load_with_cases(const char *dir, const char *name, chem_mech **m, chem_case **cases, int *ncase, char *msg,
+                         size_t msglen)
+{
+    char path[1024];
+    *cases = NULL;
+    *ncase = 0;
+    snprintf(path, sizeof path, "%s/%s.mech", dir, name);
+    int r = chem_mech_load(path, m, msg, msglen);
+    if (r != CHEM_OK) return r;
+    snprintf(path, sizeof path, "%s/%s.ref", dir, name);
+    r = chem_cases_load(path, *m, cases, ncase, msg, msglen);
+    if (r != CHEM_OK) {
+        chem_mech_free(*m);
+        *m = NULL;
+    }
+    return r;
+}
+
+int chem_cells_from_cases(const chem_mech *m, const chem_case *cases, int ncase, int ncell, double *x0, double *P,
+                          char *msg, size_t msglen)
+{
+    const int n = m->nsp + 1;
+    for (int c = 0; c < ncell; c++) {
+        const chem_case *k = &cases[c % ncase];
+        double *x = x0 + (size_t)c * n;
+        if (chem_fresh_mixture(m, k->fuel, k->phi, x) != CHEM_OK) {
+            snprintf(msg, msglen, "no mixture of %s in %s", k->fuel, m->name);
+            return CHEM_EFORMAT;
+        }
+        x[n - 1] = k->T0;
+        P[c] = k->P0;
+    }
+    return CHEM_OK;
+}

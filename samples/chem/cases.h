@@ -26,4 +26,17 @@ int chem_cases_load(const char *path, const chem_mech *m, chem_case **cases, int
  * mechanism without the species. */
 int chem_fresh_mixture(const chem_mech *m, const char *fuel, double phi, double *Y);
 
+/* Loads the mechanism <dir>/<name>.mech and the cases of <dir>/<name>.ref:
+ * CHEM_OK with *m (chem_mech_free), *cases (free()) and *ncase, or an
+ * error status with a message in msg and nothing kept. */
+int chem_load_with_cases(const char *dir, const char *name, chem_mech **m, chem_case **cases, int *ncase, char *msg,
+                         size_t msglen);
+
+/* The initial states of an ensemble of ncell cells, cell c from case
+ * c mod ncase: row c of x0 (K + 1 entries) the case's fresh mixture Y,
+ * then T0; P[c] its P0.  CHEM_OK, or CHEM_EFORMAT with a message (a fuel
+ * the mechanism lacks). */
+int chem_cells_from_cases(const chem_mech *m, const chem_case *cases, int ncase, int ncell, double *x0, double *P,
+                          char *msg, size_t msglen);
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -827,4 +828,12 @@ bsolve_status tl_convert(bsolve_ctx *ctx, bsolve_precision prec, int64_t r, int6
 {
     if (prec == BSOLVE_PREC_S) return bsolve_sconvert(ctx, r, c, batch, src, ls, dst, ld);
     return bsolve_dconvert(ctx, r, c, batch, src, ls, dst, ld);
+}
+
+int tl_run(const char *path, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s > /dev/null 2>&1", path, args);
+    const int s = system(cmd);
+    return s != -1 && WIFEXITED(s) ? WEXITSTATUS(s) : -1;
 }

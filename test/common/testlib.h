@@ -195,6 +195,10 @@ const char *tl_status_name(bsolve_status s);
  * other than letters, digits and '_')? */
 int tl_has_word(const char *msg, const char *word);
 
+/* Runs the program `path` with the arguments `args` (one shell word list),
+ * its output discarded: its exit status, or -1 when it did not exit. */
+int tl_run(const char *path, const char *args);
+
 /* Calls the s or d routine according to prec (data are void *). */
 bsolve_status tl_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot pivot, int64_t n,
                       int64_t nrhs, int64_t batch, const void *A, bsolve_layout la, void *B,
