@@ -10,6 +10,7 @@
 #include "hostpath.cuh"
 #include "lu_dispatch.cuh"
 #include "lu_getrs.cuh"
+#include "lu_getrs_team.cuh"
 #include "lu_panel.cuh"
 #include "lu_small.cuh"
 #include "lu_smem.cuh"
@@ -26,6 +27,8 @@ BSP_BUCKETS(BSP_EXTERN, float)
 BSM_BUCKETS(BSM_EXTERN, double)
 BSM_BUCKETS(BSM_EXTERN, float)
 BSM_BUCKETS_S3(BSM_EXTERN, float)
+BSI_LU_RSTEAM_SHAPES(BSR_EXTERN_D)
+BSI_LU_RSTEAM_SHAPES(BSR_EXTERN_S)
 
 template <typename R> static cudaError_t bst_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
@@ -123,14 +126,17 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     case BSI_LU_TILE: return bst_launch<R>(op, a, c.bucket, s);
     case BSI_LU_PANEL: return bsp_launch<R>(op, a, c.bucket, s);
     case BSI_LU_SOLVE: return bsg_launch<R>(a, s);
-    case BSI_LU_SMEM: {
-        const cudaError_t e = bsm_launch<R>(op, a, c.bucket, s);
+    case BSI_LU_SMEM:
+    case BSI_LU_RSTEAM: {
+        const bool sm = c.family == BSI_LU_SMEM;
+        const cudaError_t e = sm ? bsm_launch<R>(op, a, c.bucket, s) : bsr_launch<R>(a, c.shape, s);
         if (e != cudaErrorInvalidConfiguration) return e;
-        /* a block's shared memory beyond this device's: the table without SMEM */
+        /* a block's shared memory beyond this device's (or factors not
+         * aligned for RSTEAM's vector loads): the table without the kernel */
         int f[BSI_FORCE_COUNT + 1];
         if (force) memcpy(f, force, sizeof f);
         else memset(f, 0, sizeof f);
-        f[BSI_FORCE_LU_SMEM] = 1;
+        f[sm ? BSI_FORCE_LU_SMEM : BSI_FORCE_LU_RSTEAM] = 1;
         return bsi_launch_lu<R>(op, a, f, s);
     }
     default: return bsi_launch_large<R>(op, a, s);

@@ -28,6 +28,11 @@
  *   SOLVE  lu_getrs.cuh, getrs: a thread per system reading the
  *          interleaved factors straight (a warp's loads are 32 consecutive
  *          entries), b in shared memory; any n, no bucket.
+ *   RSTEAM lu_getrs_team.cuh, getrs: a team of T threads per system (TL
+ *          lanes of a warp times TW warps) reading consecutive rows of a
+ *          column, b in shared memory, the next group of loads in flight
+ *          while one is applied; FP32 may give a thread V = 2 systems (8-byte
+ *          loads); any n, no bucket, a shape code TL TW V.
  *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
  *          or NONE, 9 <= n <= 16 (FP32 17): a thread per system, the matrix in
  *          shared memory (a run-time pivot row is an address there); one
@@ -67,6 +72,14 @@
  *     asks ptxas for 10 blocks per SM, 1.1-1.3x at n = 20..128); FP32 0.96x at n = 10,
  *     1.2-4.4x at 12..32, 3.4-10x above.  Up to n = 8 TEAM already runs a
  *     thread per system with the factors in registers (76-92%).
+ *   RSTEAM for getrs with one right-hand side where SOLVE falls short of
+ *     its floor (FP64 n >= 65, FP32 n >= 9): SOLVE's thread makes about
+ *     n^2 / 16 dependent trips to memory (16 loads of a column each), which
+ *     a batch of 1 GB at n = 128 (8192 systems) cannot hide; RSTEAM's team
+ *     makes one per step (2n) where T LV covers a column, and overlaps it
+ *     with the previous group's updates.  Shapes by order: FP64 T = 8 above
+ *     64; FP32 a thread per two systems up to 32 (256-byte warp loads, as
+ *     FP64's), two threads per pair up to 64, T = 8 beyond.
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
  *     of a step cost more than the extra warps hide.
  *   TILE (H200) for FP64 n = 33..128: gesv PARTIAL 1.55-1.76x WARP at n =
@@ -114,7 +127,8 @@
 /* Operations of the LU kernels (template and run-time argument op). */
 enum { BSI_OP_GESV = 0, BSI_OP_GETRF = 1, BSI_OP_GETRS = 2 };
 
-enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5, BSI_LU_SOLVE = 6, BSI_LU_SMEM = 7 };
+enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_LU_PANEL = 5, BSI_LU_SOLVE = 6, BSI_LU_SMEM = 7,
+       BSI_LU_RSTEAM = 8 };
 
 #define BSI_LU_TEAM_MAX_N 32   /* largest n of TEAM */
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
@@ -124,10 +138,35 @@ enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_
 #define BSI_LU_SMEM_MAX_N_S 17 /* largest n of SMEM, FP32 */
 
 struct bsi_lu_choice {
-    int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE or _SMEM */
-    int bucket; /* the compiled order n is padded to (0 for BLOCK and SOLVE) */
-    int lanes;  /* threads per system */
+    int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE, _SMEM or _RSTEAM */
+    int bucket; /* the compiled order n is padded to (0 for BLOCK, SOLVE and RSTEAM) */
+    int lanes;  /* threads per system (RSTEAM: per team, which serves V systems) */
+    int shape;  /* RSTEAM's shape code (BSI_LU_RSTEAM_SHAPES), 0 for the others */
 };
+
+/* RSTEAM's compiled shapes (lu_getrs_team.cuh): X(TL, TW, V, D) is a team
+ * of TL lanes of a warp times TW warps serving V systems per thread, with D
+ * groups of loads in flight; shape code (D - 1) 1000 + TL 100 + TW 10 + V
+ * (811: 8 lanes, one warp, one system, one group; 1811 the same with two).
+ * Four lists, one instantiation file each. */
+#define BSI_LU_RSTEAM_SHAPES_A(X) X(1, 1, 1, 1) X(2, 1, 1, 1) X(4, 1, 1, 1) X(8, 1, 1, 1)
+#define BSI_LU_RSTEAM_SHAPES_B(X) X(1, 2, 1, 1) X(1, 4, 1, 1) X(1, 8, 1, 1)
+#define BSI_LU_RSTEAM_SHAPES_C(X) X(1, 1, 2, 1) X(2, 1, 2, 1) X(4, 1, 2, 1)
+#define BSI_LU_RSTEAM_SHAPES_D(X) X(1, 1, 2, 2) X(4, 1, 1, 2) X(8, 1, 1, 2) X(1, 4, 1, 2)
+#define BSI_LU_RSTEAM_SHAPES(X) \
+    BSI_LU_RSTEAM_SHAPES_A(X) BSI_LU_RSTEAM_SHAPES_B(X) BSI_LU_RSTEAM_SHAPES_C(X) BSI_LU_RSTEAM_SHAPES_D(X)
+
+/* Whether shape code s is compiled. */
+BSI_DISPATCH int bsi_lu_rsteam_compiled(int s)
+{
+    switch (s) {
+#define BSI_LU_RS_CASE(tl, tw, v, d) case (d - 1) * 1000 + tl * 100 + tw * 10 + v:
+        BSI_LU_RSTEAM_SHAPES(BSI_LU_RS_CASE)
+#undef BSI_LU_RS_CASE
+        return 1;
+    default: return 0;
+    }
+}
 
 /* TEAM's lanes per system for bucket N, elements of es bytes. */
 BSI_DISPATCH int bsi_lu_team(int N, int es)
@@ -162,6 +201,15 @@ BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
     return n >= 9 && (es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 17);
 }
 
+/* Whether RSTEAM takes a getrs with one right-hand side of order n, and
+ * the shape it runs (also when forced on without a shape): the crossovers
+ * above. */
+BSI_DISPATCH int bsi_lu_rsteam_takes(int es, int n) { return es == 8 ? n >= 65 : n >= 9; }
+BSI_DISPATCH int bsi_lu_rsteam_shape(int es, int n)
+{
+    return es == 8 ? (n <= 32 ? 111 : n <= 64 ? 411 : 811) : (n <= 32 ? 112 : n <= 64 ? 212 : 811);
+}
+
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
  * bsolve_pivot; force = the context's test-only choices (may be NULL). */
 BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, const int *force)
@@ -171,7 +219,7 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     int warp = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= wmax;
     if (fw == 0) warp = warp && n >= (es == 8 ? 13 : 17) && !(pivot == BSOLVE_PIVOT_FULL && n > 48);
     else if (fw == 1) warp = 0;
-    struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS};
+    struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS, 0};
     const int ft = force ? force[BSI_FORCE_LU_TILE] : 0, fp = force ? force[BSI_FORCE_LU_PANEL] : 0;
     const int big = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
                     pivot != BSOLVE_PIVOT_FULL;
@@ -183,7 +231,14 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
                      fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, op, n)));
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));
-    if (solve) {
+    const int fr = force ? force[BSI_FORCE_LU_RSTEAM] : 0;
+    const int rsteam = op == BSI_OP_GETRS && (fr >= 2 || (fr == 0 && fs != 2 && nrhs == 1 && bsi_lu_rsteam_takes(es, n)));
+    if (rsteam) {
+        c.family = BSI_LU_RSTEAM;
+        c.bucket = 0;
+        c.shape = fr > 2 && bsi_lu_rsteam_compiled(fr) ? fr : bsi_lu_rsteam_shape(es, n);
+        c.lanes = c.shape / 100 % 10 * (c.shape / 10 % 10);
+    } else if (solve) {
         c.family = BSI_LU_SOLVE;
         c.bucket = 0;
         c.lanes = 1;
@@ -215,6 +270,8 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
 static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t len)
 {
     if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
+    else if (c.family == BSI_LU_RSTEAM)
+        snprintf(buf, len, "rsteam shape %d T=%d", c.shape, c.lanes);
     else
         snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : c.family == BSI_LU_SMEM ? "smem" : "solve",
                  c.bucket, c.lanes);

@@ -23,7 +23,7 @@
 static inline std::string bench_force(bsolve_ctx *ctx)
 {
     static const struct { const char *name; int knob; } knobs[] = {
-        {"LU_WARP", BSI_FORCE_LU_WARP},   {"LU_TILE", BSI_FORCE_LU_TILE}, {"LU_PANEL", BSI_FORCE_LU_PANEL}, {"LU_SOLVE", BSI_FORCE_LU_SOLVE}, {"LU_SMEM", BSI_FORCE_LU_SMEM}, {"QR_REG", BSI_FORCE_QR_REG},   {"QR_HH", BSI_FORCE_QR_HH},
+        {"LU_WARP", BSI_FORCE_LU_WARP},   {"LU_TILE", BSI_FORCE_LU_TILE}, {"LU_PANEL", BSI_FORCE_LU_PANEL}, {"LU_SOLVE", BSI_FORCE_LU_SOLVE}, {"LU_SMEM", BSI_FORCE_LU_SMEM}, {"LU_RSTEAM", BSI_FORCE_LU_RSTEAM}, {"QR_REG", BSI_FORCE_QR_REG},   {"QR_HH", BSI_FORCE_QR_HH},
         {"QR_HH_C", BSI_FORCE_QR_HH_C},   {"QR_WARP", BSI_FORCE_QR_WARP}, {"QR_PAIR", BSI_FORCE_QR_PAIR},
         {"QR_PAIR_SEG", BSI_FORCE_QR_PAIR_SEG}, {"QR_TEAM", BSI_FORCE_QR_TEAM}};
     const char *e = getenv("BSOLVE_BENCH_FORCE");

@@ -17,6 +17,9 @@
  * perf/plot_gpu.gp when gnuplot is installed) in $BSOLVE_BENCH_DIR (default .).
  * BSOLVE_BENCH_FORCE (e.g. LU_WARP=1): kernel choices forced on the
  * context (perf/bench_force.h), named in the CSV's first line.
+ * BSOLVE_BENCH_NS (e.g. 10,16,32), BSOLVE_BENCH_PREC (d or s) and
+ * BSOLVE_BENCH_VARIANTS (e.g. getrs_il): only those orders, precisions and
+ * variants (A/B runs of one kernel).
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -77,6 +80,22 @@ static cublasStatus_t cgetrs(cublasHandle_t h, int n, double **A, int lda, const
 
 static double g_d2d = 0, g_h2d = 0, g_d2h = 0; /* GB/s */
 
+/* Whether variant v runs: BSOLVE_BENCH_VARIANTS (e.g. getrs_il) lists the
+ * variants to run, comma-separated; unset, all of them. */
+static bool want(const char *v)
+{
+    const char *e = getenv("BSOLVE_BENCH_VARIANTS");
+    if (!e || !*e) return true;
+    const size_t len = strlen(v);
+    for (const char *p = e; *p;) {
+        const size_t l = strcspn(p, ",");
+        if (l == len && strncmp(p, v, len) == 0) return true;
+        p += l;
+        if (*p) p++;
+    }
+    return false;
+}
+
 template <typename R> static void bench_n(bsolve_ctx *ctx, cublasHandle_t h, int n, size_t mb)
 {
     const char *pname = sizeof(R) == 8 ? "d" : "s";
@@ -116,32 +135,41 @@ template <typename R> static void bench_n(bsolve_ctx *ctx, cublasHandle_t h, int
     };
     struct V { const char *name; double ms; };
     std::vector<V> v;
-    v.push_back({"gesv_partial_il", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_PARTIAL, n, batch, A, lil, B, lbil, info)); }, restoreB)});
-    v.push_back({"gesv_partial_cm", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_PARTIAL, n, batch, Acm, lcm, B, lbcm, info)); }, restoreB)});
-    v.push_back({"gesv_full_il", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_FULL, n, batch, A, lil, B, lbil, info)); }, restoreB)});
-    v.push_back({"gesv_none_il", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_NONE, n, batch, A, lil, B, lbil, info)); }, restoreB)});
-    {
+    if (want("gesv_partial_il"))
+        v.push_back({"gesv_partial_il", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_PARTIAL, n, batch, A, lil, B, lbil, info)); }, restoreB)});
+    if (want("gesv_partial_cm"))
+        v.push_back({"gesv_partial_cm", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_PARTIAL, n, batch, Acm, lcm, B, lbcm, info)); }, restoreB)});
+    if (want("gesv_full_il"))
+        v.push_back({"gesv_full_il", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_FULL, n, batch, A, lil, B, lbil, info)); }, restoreB)});
+    if (want("gesv_none_il"))
+        v.push_back({"gesv_none_il", time_ms([&] { BS(gesv(ctx, R(0), BSOLVE_PIVOT_NONE, n, batch, A, lil, B, lbil, info)); }, restoreB)});
+    if (want("getrf_getrs_il") || want("getrs_il")) {
         bsolve_lu *lu;
         BS(bsolve_lu_create(ctx, sizeof(R) == 8 ? BSOLVE_PREC_D : BSOLVE_PREC_S, BSOLVE_PIVOT_PARTIAL, n, batch, &lu));
-        v.push_back({"getrf_getrs_il", time_ms([&] {
-                         BS(getrf(ctx, A, lil, lu, info));
-                         BS(getrs(ctx, lu, B, lbil, info));
-                     }, restoreB)});
+        if (want("getrf_getrs_il"))
+            v.push_back({"getrf_getrs_il", time_ms([&] {
+                             BS(getrf(ctx, A, lil, lu, info));
+                             BS(getrs(ctx, lu, B, lbil, info));
+                         }, restoreB)});
+        else
+            BS(getrf(ctx, A, lil, lu, info)); /* the factors getrs reads */
         /* a Newton iteration with a frozen Jacobian: the factors of the last
          * getrf, read again by every solve */
-        v.push_back({"getrs_il", time_ms([&] { BS(getrs(ctx, lu, B, lbil, info)); }, restoreB)});
+        if (want("getrs_il")) v.push_back({"getrs_il", time_ms([&] { BS(getrs(ctx, lu, B, lbil, info)); }, restoreB)});
         bsolve_lu_destroy(lu);
     }
     int hinfo = 0;
     const int cb = (int)std::min<int64_t>(batch, 0x7fffffff);
-    v.push_back({"cublas_partial", time_ms([&] {
-                     CB(cgetrf(h, n, pA, n, piv, cinfo, cb));
-                     CB(cgetrs(h, n, pA, n, piv, pB, n, &hinfo, cb));
-                 }, restoreC)});
-    v.push_back({"cublas_nopiv", time_ms([&] {
-                     CB(cgetrf(h, n, pA, n, nullptr, cinfo, cb));
-                     CB(cgetrs(h, n, pA, n, nullptr, pB, n, &hinfo, cb));
-                 }, restoreC)});
+    if (want("cublas_partial"))
+        v.push_back({"cublas_partial", time_ms([&] {
+                         CB(cgetrf(h, n, pA, n, piv, cinfo, cb));
+                         CB(cgetrs(h, n, pA, n, piv, pB, n, &hinfo, cb));
+                     }, restoreC)});
+    if (want("cublas_nopiv"))
+        v.push_back({"cublas_nopiv", time_ms([&] {
+                         CB(cgetrf(h, n, pA, n, nullptr, cinfo, cb));
+                         CB(cgetrs(h, n, pA, n, nullptr, pB, n, &hinfo, cb));
+                     }, restoreC)});
     double cub = 0, cubnp = 0;
     for (auto &x : v) {
         if (!strcmp(x.name, "cublas_partial")) cub = x.ms;
@@ -297,7 +325,7 @@ int main()
             if (r.variant == "cublas_partial") cb = r.sps;
             if (r.variant == "gesv_none_il") nop = r.vs_cublas;
         }
-        if (il == 0) continue;
+        if (il == 0 && rs == 0) continue;
         printf("%4d %10.3g %10.3g %5.0f%% %7.1fx %10.3g %5.0f%% %10.3g %5.0f%% %10.3g %10.3g %5.0f%% %10.3g %7.1fx\n", n, fl,
                il, pf, xc, cm, 100 * cm / il, fu, 100 * fu / il, rfrs, rs, rsf, cb, nop);
     }

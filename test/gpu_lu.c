@@ -19,8 +19,10 @@
  * (lu_tile.cuh) and the blocked panel kernel (lu_panel.cuh) on n = 33..128,
  * the thread-per-system getrs (lu_getrs.cuh) on every getrs, the
  * shared-memory kernel (lu_smem.cuh) on n = 9..17 and the team and
- * row-per-lane kernels there without it.
- * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..7 one forced
+ * row-per-lane kernels there without it, the team getrs (lu_getrs_team.cuh)
+ * on every getrs, in every shape bit for bit against the thread-per-system
+ * getrs, and the table without it.
+ * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..10 one forced
  * configuration only.
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
@@ -37,6 +39,7 @@
 #include "gpu_check.h"
 #include "gpu_dense.h"
 #include "internal.h" /* bsi_test_force */
+#include "../cuda/lu_dispatch.cuh" /* BSI_LU_RSTEAM_SHAPES */
 
 #ifndef HAVE_CUDART
 int main(void) { return gpu_check_skip_main(); }
@@ -94,6 +97,30 @@ static double bwd(int n, int nrhs, int dbl, const void *A, bsolve_layout la, con
 
 static const char *pvname[] = {"NONE", "PARTIAL", "FULL"};
 
+/* The inputs of a case: random entries (NONE: a dominant diagonal), a
+ * sentinel in the gaps so that writes into them are caught, and three
+ * injections: a singular system (zero column 0), a NaN in A, an Inf in the
+ * last column of B. */
+static void fill_case(int dbl, bsolve_pivot pv, int n, int nrhs, int64_t batch, void *A, bsolve_layout la, size_t sa,
+                      void *B, bsolve_layout lb, size_t sb)
+{
+    for (size_t t = 0; t < sa; t++) put(A, dbl, t, 777.0);
+    for (size_t t = 0; t < sb; t++) put(B, dbl, t, 777.0);
+    for (int64_t k = 0; k < batch; k++) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double v = urand();
+                if (pv == BSOLVE_PIVOT_NONE && i == j) v = (v > 0 ? 1 : -1) * (n + 1.0);
+                put(A, dbl, idx(la, n, i, j, k), v);
+            }
+        for (int c = 0; c < nrhs; c++)
+            for (int i = 0; i < n; i++) put(B, dbl, idx(lb, n, i, c, k), urand());
+    }
+    if (batch > 3) for (int i = 0; i < n; i++) put(A, dbl, idx(la, n, i, 0, 3), 0.0);
+    if (batch > 5) put(A, dbl, idx(la, n, n - 1, n / 2, 5), NAN);
+    if (batch > 6) put(B, dbl, idx(lb, n, n / 2, nrhs - 1, 6), INFINITY);
+}
+
 /* One case: every path on the same inputs. */
 static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl, bsolve_pivot pv, int n, int nrhs,
                      int64_t batch, bsolve_layout_kind ka, bsolve_layout_kind kb, int pad)
@@ -107,24 +134,7 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     void *A = malloc(sa * es), *B = malloc(sb * es), *X0 = malloc(sb * es), *X1 = malloc(sb * es),
          *X2 = malloc(sb * es), *X3 = malloc(sb * es);
     int32_t *i0 = malloc(batch * 4), *i1 = malloc(batch * 4), *i2 = malloc(batch * 4), *i3 = malloc(batch * 4);
-    /* gaps hold a sentinel so that writes into them are caught */
-    for (size_t t = 0; t < sa; t++) put(A, dbl, t, 777.0);
-    for (size_t t = 0; t < sb; t++) put(B, dbl, t, 777.0);
-    for (int64_t k = 0; k < batch; k++) {
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++) {
-                double v = urand();
-                if (pv == BSOLVE_PIVOT_NONE && i == j) v = (v > 0 ? 1 : -1) * (n + 1.0);
-                put(A, dbl, idx(la, n, i, j, k), v);
-            }
-        for (int c = 0; c < nrhs; c++)
-            for (int i = 0; i < n; i++) put(B, dbl, idx(lb, n, i, c, k), urand());
-    }
-    /* injections: a singular system (zero column 0), a NaN in A, an Inf in
-     * the last column of B */
-    if (batch > 3) for (int i = 0; i < n; i++) put(A, dbl, idx(la, n, i, 0, 3), 0.0);
-    if (batch > 5) put(A, dbl, idx(la, n, n - 1, n / 2, 5), NAN);
-    if (batch > 6) put(B, dbl, idx(lb, n, n / 2, nrhs - 1, 6), INFINITY);
+    fill_case(dbl, pv, n, nrhs, batch, A, la, sa, B, lb, sb);
 
     /* CPU reference, CUDA host pointers, CUDA device pointers on the user stream */
     memcpy(X0, B, sb * es);
@@ -377,6 +387,73 @@ static void convert_cases(bsolve_ctx *cpu, bsolve_ctx *gpu)
             }
 }
 
+/* The team getrs (lu_getrs_team.cuh) in every compiled shape against the
+ * thread-per-system getrs (lu_getrs.cuh), which performs the same
+ * operations: bit-identical solutions, gaps and info, on the factors of one
+ * getrf per case (a singular system, a NaN in A and an Inf in B among them),
+ * every pivoting, nrhs 1 and 2, every layout of B, batches that end inside
+ * a warp's systems. */
+static void rsteam_shapes(bsolve_ctx *gpu)
+{
+#define RS_CODE(tl, tw, v, d) (d - 1) * 1000 + tl * 100 + tw * 10 + v,
+    static const int shapes[] = {BSI_LU_RSTEAM_SHAPES(RS_CODE)};
+#undef RS_CODE
+    static const int ns_all[] = {1, 2, 7, 9, 16, 17, 33, 64, 65, 100, 128};
+    static const int ns_san[] = {1, 9, 128};
+    static const int ns_race[] = {9, 65};
+    const int *ns = sanitize == 2 ? ns_race : sanitize ? ns_san : ns_all;
+    const int nn = sanitize == 2 ? 2 : sanitize ? 3 : (int)(sizeof ns_all / sizeof *ns_all);
+    long cases = 0;
+    for (int dbl = 1; dbl >= (sanitize == 2 ? 1 : 0); dbl--)
+        for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++)
+            for (int t = 0; t < nn; t++)
+                for (int pv = 0; pv < 3; pv++) {
+                    const int n = ns[t], nrhs = 1 + (n + pv + si) % 2, shape = shapes[si];
+                    const int64_t batch = sanitize ? 37 : n <= 32 ? 101 : 37;
+                    const size_t es = dbl ? 8 : 4;
+                    const bsolve_layout la = mk(BSOLVE_INTERLEAVED, 0, n, n, batch);
+                    const bsolve_layout lb = mk((bsolve_layout_kind)((t + pv + si) % 3), (t + si) % 2, n, nrhs, batch);
+                    const size_t sa = span(la, n, n, batch), sb = span(lb, n, nrhs, batch);
+                    char desc[160];
+                    snprintf(desc, sizeof desc, "team getrs shape %d vs thread-per-system: %c %s n=%d nrhs=%d B=%s", shape,
+                             dbl ? 'd' : 's', pvname[pv], n, nrhs, kname[lb.kind]);
+                    void *A = malloc(sa * es), *B = malloc(sb * es), *X1 = malloc(sb * es), *X2 = malloc(sb * es);
+                    int32_t *i0 = malloc(batch * 4), *i1 = malloc(batch * 4), *i2 = malloc(batch * 4);
+                    fill_case(dbl, (bsolve_pivot)pv, n, nrhs, batch, A, la, sa, B, lb, sb);
+                    bsolve_lu *lu = NULL;
+                    CHECK(bsolve_lu_create(gpu, dbl ? BSOLVE_PREC_D : BSOLVE_PREC_S, (bsolve_pivot)pv, n, batch, &lu) == 0 &&
+                              getrf(gpu, dbl, A, la, lu, i0) == 0,
+                          "%s: getrf (%s)", desc, bsolve_ctx_message(gpu));
+                    memcpy(X1, B, sb * es);
+                    memcpy(X2, B, sb * es);
+                    bsi_test_force(gpu, BSI_FORCE_LU_RSTEAM, shape);
+                    const bsolve_status s1 = getrs(gpu, dbl, lu, nrhs, X1, lb, i1);
+                    bsi_test_force(gpu, BSI_FORCE_LU_RSTEAM, 1);
+                    bsi_test_force(gpu, BSI_FORCE_LU_SOLVE, 2);
+                    const bsolve_status s2 = getrs(gpu, dbl, lu, nrhs, X2, lb, i2);
+                    bsi_test_force(gpu, BSI_FORCE_LU_RSTEAM, 0);
+                    bsi_test_force(gpu, BSI_FORCE_LU_SOLVE, 0);
+                    CHECK(s1 == 0 && s2 == 0, "%s: getrs status %d %d (%s)", desc, s1, s2, bsolve_ctx_message(gpu));
+                    long bits = 0, infos = 0, solved = 0;
+                    for (size_t e = 0; e < sb; e++) {
+                        const double a = get(X1, dbl, e), b = get(X2, dbl, e);
+                        if (memcmp((char *)X1 + e * es, (char *)X2 + e * es, es) != 0 && !(isnan(a) && isnan(b))) bits++;
+                    }
+                    for (int64_t k = 0; k < batch; k++) {
+                        infos += i1[k] != i2[k];
+                        solved += i1[k] == 0;
+                    }
+                    CHECK(bits == 0, "%s: %ld entries differ", desc, bits);
+                    CHECK(infos == 0, "%s: %ld info differ", desc, infos);
+                    CHECK(i1[3] == (pv == BSOLVE_PIVOT_FULL ? n : 1) && i1[5] == -1 && i1[6] == -1 && solved >= batch - 3,
+                          "%s: info of the injected systems %d %d %d, %ld solved", desc, i1[3], i1[5], i1[6], solved);
+                    bsolve_lu_destroy(lu);
+                    free(A); free(B); free(X1); free(X2); free(i0); free(i1); free(i2);
+                    cases++;
+                }
+    printf("  team getrs: %ld cases, every shape\n", cases);
+}
+
 /* Every precision, pivoting and layout on the orders ns[0..nn-1]. */
 static void run_sizes(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, const int *ns, int nn)
 {
@@ -404,11 +481,11 @@ int main(void)
     if (sanitize) quick = 1;
     /* BSOLVE_TEST_CONFIG: unset or "all" the table's run and every forced
      * configuration (only the table's under BSOLVE_TEST_SANITIZE); 0 the
-     * table's only; 1..7 that forced configuration only */
+     * table's only; 1..10 that forced configuration only */
     q = getenv("BSOLVE_TEST_CONFIG");
     const int only = q && *q && strcmp(q, "all") ? atoi(q) : -1;
-    if (only > 7 || only < -1) {
-        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or 1..7\n", q);
+    if (only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or a configuration's number\n", q);
         return 1;
     }
     bsolve_ctx *gpu = NULL, *cpu = NULL;
@@ -462,16 +539,28 @@ int main(void)
         {"the blocked panel kernel wherever it runs", BSI_FORCE_LU_PANEL, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
         {"the thread-per-system getrs on every getrs", BSI_FORCE_LU_SOLVE, 2, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve)},
         {"the shared-memory kernel on every order it has", BSI_FORCE_LU_SMEM, 2, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem)},
-        {"without the shared-memory kernel", BSI_FORCE_LU_SMEM, 1, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem)}};
+        {"without the shared-memory kernel", BSI_FORCE_LU_SMEM, 1, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem)},
+        {"the team getrs on every getrs", BSI_FORCE_LU_RSTEAM, 2, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve)},
+        {"the team getrs in every shape against the thread-per-system getrs", BSI_FORCE_LU_RSTEAM, -1, NULL, 0},
+        {"without the team getrs", BSI_FORCE_LU_RSTEAM, 1, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve)}};
+    const int nconf = (int)(sizeof configs / sizeof *configs);
     const int quick0 = quick;
-    for (int c = 0; c < (int)(sizeof configs / sizeof *configs); c++) {
+    if (only > nconf) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or 1..%d\n", q, nconf);
+        return 1;
+    }
+    for (int c = 0; c < nconf; c++) {
         if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize)) continue;
         quick = 1;
         g_cfg = configs[c].what;
         rs = 0x9e3779b97f4a7c15ULL;
-        CHECK(bsi_test_force(gpu, configs[c].knob, configs[c].value) == 0, "bsi_test_force");
         printf("== gpu_lu (quick), configuration %d: %s\n", c + 1, configs[c].what);
         fflush(stdout);
+        if (configs[c].value < 0) { /* sets its own knobs, case by case */
+            rsteam_shapes(gpu);
+            continue;
+        }
+        CHECK(bsi_test_force(gpu, configs[c].knob, configs[c].value) == 0, "bsi_test_force");
         /* under a sanitizer, a few orders across the 33..128 buckets, or
          * the first of the shared-memory kernel's (two under racecheck, the
          * slowest) */

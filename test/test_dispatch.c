@@ -79,6 +79,11 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
     case BSI_LU_SOLVE:
         TL_EXPECT(op == BSI_OP_GETRS && c.lanes == 1, "%s: solve kernel for %s", what, lu_op[op]);
         break;
+    case BSI_LU_RSTEAM:
+        TL_EXPECT(op == BSI_OP_GETRS && c.bucket == 0 && bsi_lu_rsteam_compiled(c.shape) &&
+                      c.lanes == c.shape / 100 % 10 * (c.shape / 10 % 10),
+                  "%s: team getrs shape %d T %d for %s", what, c.shape, c.lanes, lu_op[op]);
+        break;
     case BSI_LU_SMEM:
         TL_EXPECT(c.bucket == n && n >= 9 && n <= (es == 8 ? BSI_LU_SMEM_MAX_N_D : BSI_LU_SMEM_MAX_N_S) && c.lanes == 1,
                   "%s: smem bucket %d T %d", what, c.bucket, c.lanes);
@@ -173,18 +178,70 @@ START_TEST(t_lu_panel)
 END_TEST
 
 /* The thread-per-system getrs: by the table's choice every getrs with one
- * right-hand side and n >= 9, forced on every getrs, forced off none, and
- * never another operation. */
+ * right-hand side and n >= 9 that the team getrs does not take, forced on
+ * every getrs, forced off none, and never another operation. */
 static int solve_takes(int f, int es, int op, int n, int nrhs, int pv)
 {
-    (void)es, (void)pv;
-    return op == BSI_OP_GETRS && (f == 2 || (f == 0 && nrhs == 1 && n >= 9));
+    (void)pv;
+    return op == BSI_OP_GETRS && (f == 2 || (f == 0 && nrhs == 1 && n >= 9 && !bsi_lu_rsteam_takes(es, n)));
 }
 START_TEST(t_lu_solve)
 {
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_SOLVE, BSI_LU_SOLVE, "solve", solve_takes, reached);
     TL_CLEAN("LU getrs kernel's knob");
+}
+END_TEST
+
+/* The team getrs: by the table's choice getrs with one right-hand side,
+ * FP64 n >= 65 and FP32 n >= 9 (lu_dispatch.cuh's crossovers); forced on
+ * (2) every getrs with the table's shape for its order, forced off none,
+ * never another operation.  Each compiled shape forced by its code runs on
+ * every getrs (test/gpu_lu.c's configuration that compares every shape
+ * with the thread-per-system getrs reaches them all), a code that is not
+ * compiled gives the table's shape, and forced on it wins over a forced
+ * SOLVE. */
+static int rsteam_takes(int f, int es, int op, int n, int nrhs, int pv)
+{
+    (void)pv;
+    return op == BSI_OP_GETRS && (f == 2 || (f == 0 && nrhs == 1 && bsi_lu_rsteam_takes(es, n)));
+}
+START_TEST(t_lu_rsteam)
+{
+    int reached[129] = {0};
+    lu_knob_sweep(BSI_FORCE_LU_RSTEAM, BSI_LU_RSTEAM, "rsteam", rsteam_takes, reached);
+#define RS_CODE(tl, tw, v, d) (d - 1) * 1000 + tl * 100 + tw * 10 + v,
+    static const int shapes[] = {BSI_LU_RSTEAM_SHAPES(RS_CODE)};
+#undef RS_CODE
+    int force[BSI_FORCE_COUNT + 1];
+    int ncompiled = 0;
+    for (int code = 0; code <= 9999; code++) ncompiled += bsi_lu_rsteam_compiled(code);
+    TL_EXPECT(ncompiled == (int)(sizeof shapes / sizeof *shapes), "%d shape codes compiled", ncompiled);
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        TL_EXPECT(bsi_lu_rsteam_compiled(shapes[i]) && shapes[i] > 2, "shape %d", shapes[i]);
+        memset(force, 0, sizeof force);
+        force[BSI_FORCE_LU_RSTEAM] = shapes[i];
+        force[BSI_FORCE_LU_SOLVE] = 2;
+        for (int es = 4; es <= 8; es += 4)
+            for (int n = 1; n <= BSOLVE_MAX_N; n++)
+                for (int nrhs = 1; nrhs <= 3; nrhs++) {
+                    const struct bsi_lu_choice c = bsi_lu_dispatch(es, BSI_OP_GETRS, n, nrhs, BSOLVE_PIVOT_FULL, force);
+                    TL_EXPECT(c.family == BSI_LU_RSTEAM && c.shape == shapes[i], "shape %d forced: es %d n %d nrhs %d got %d",
+                              shapes[i], es, n, nrhs, c.shape);
+                    lu_valid(c, es, BSI_OP_GETRS, n, nrhs, BSOLVE_PIVOT_FULL, "forced shape");
+                    const struct bsi_lu_choice g = bsi_lu_dispatch(es, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, force);
+                    TL_EXPECT(g.family != BSI_LU_RSTEAM, "shape %d forced: gesv n %d on the team getrs", shapes[i], n);
+                }
+    }
+    memset(force, 0, sizeof force);
+    force[BSI_FORCE_LU_RSTEAM] = 999; /* not a compiled shape: the table's */
+    for (int es = 4; es <= 8; es += 4)
+        for (int n = 1; n <= BSOLVE_MAX_N; n++) {
+            const struct bsi_lu_choice c = bsi_lu_dispatch(es, BSI_OP_GETRS, n, 1, BSOLVE_PIVOT_PARTIAL, force);
+            TL_EXPECT(c.family == BSI_LU_RSTEAM && c.shape == bsi_lu_rsteam_shape(es, n), "code 999: es %d n %d shape %d", es,
+                      n, c.shape);
+        }
+    TL_CLEAN("LU team getrs's knob");
 }
 END_TEST
 
@@ -267,7 +324,14 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
         {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SOLVE, 0, 1},
         {8, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
-        {8, BSI_OP_GETRS, 128, 1, BSOLVE_PIVOT_FULL, BSI_LU_SOLVE, 0, 1},
+        {8, BSI_OP_GETRS, 128, 1, BSOLVE_PIVOT_FULL, BSI_LU_RSTEAM, 0, 8},
+        {8, BSI_OP_GETRS, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SOLVE, 0, 1},
+        {8, BSI_OP_GETRS, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 8},
+        {8, BSI_OP_GETRS, 100, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_BLOCK, 0, 128},
+        {4, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
+        {4, BSI_OP_GETRS, 9, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 1},
+        {4, BSI_OP_GETRS, 48, 1, BSOLVE_PIVOT_NONE, BSI_LU_RSTEAM, 0, 2},
+        {4, BSI_OP_GETRS, 128, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 8},
         {8, BSI_OP_GETRS, 20, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 20, 8},
         {4, BSI_OP_GETRS, 64, 3, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
         {8, BSI_OP_GETRF, 48, 0, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 48, 64},
@@ -581,6 +645,7 @@ static Suite *suite(void)
     tcase_add_test(tc, t_lu_tile);
     tcase_add_test(tc, t_lu_panel);
     tcase_add_test(tc, t_lu_solve);
+    tcase_add_test(tc, t_lu_rsteam);
     tcase_add_test(tc, t_lu_smem);
     tcase_add_test(tc, t_qr_table);
     suite_add_tcase(s, tc);

@@ -1,0 +1,403 @@
+/*
+ * lu_getrs_team.cuh -- getrs with a team of T threads per system (one
+ * right-hand side at a time; lu_dispatch.cuh's table says for which n):
+ * the solve of a Newton iteration with a frozen Jacobian.
+ *
+ * Why: the thread-per-system getrs (lu_getrs.cuh) keeps 16 loads of a
+ * column in flight, so at n = 128 a thread makes some 1150 dependent trips
+ * to memory, and a batch of 1 GB (8192 systems) is too few threads to hide
+ * them: 20% of getrs's floor.  Here T threads share a system's column, LV
+ * rows each per group of loads, so a step whose column fits in T LV rows
+ * is one trip; and the loads of the next D groups (of this step or the
+ * next ones) are in flight while a group is applied, in D + 1 register
+ * buffers used in turn (a move between buffers would wait on the loads).
+ * In FP32 a thread may also own V = 2 neighbouring systems: its loads are
+ * 8 bytes and a warp's are 256 bytes of one entry, as in FP64.
+ *
+ * Shape (template arguments, lu_dispatch.cuh's shape code D TL TW V):
+ * TL consecutive lanes of a warp times TW warps form a team (T = TL TW);
+ * lane l of warp w in the team has rank l + TL (w mod TW) and, at step k of
+ * the forward substitution, rows k + 1 + rank + T u; a warp's load of one
+ * row covers SPG = 32 V / TL consecutive systems (whole 32-byte sectors for
+ * the shapes compiled).  The TW warps holding the same systems are a
+ * group; they synchronise with a named barrier (TW > 1) or __syncwarp.
+ *
+ * b lives in shared memory, a column per system of the group: entry (i, s)
+ * at word i SPG + s, so a warp's access to one row of its systems is
+ * conflict-free and the interchanges index it at run time.  Step k of the
+ * forward substitution: every thread reads b_p and b_k (p the pivot row),
+ * then (barrier) rank 0 stores b_k := b_p and the thread that updates row
+ * p stores b_p := b_k, then each thread updates its rows, then a barrier.
+ * The backward substitution computes x_i in every thread of the team and
+ * stores it one step later (no thread reads entry i + 1 at step i), so
+ * one barrier per step.
+ *
+ * Numerics are lu_getrs.cuh's, operation for operation: interchange k,
+ * then b_i -= l_ik b_k (LINPACK form), then x_i = (y_i s) (1 / (u_ii s))
+ * with s = 2^64 (2^32) for a subnormal u_ii, b_r -= u_ri x_i, then the
+ * column interchanges of FULL; a failed factorization or a non-finite b
+ * gives NaN.  The results are bit-identical to that kernel's.
+ *
+ * Threads past the batch's end compute a copy of the last system (V = 2:
+ * a pair beyond the last one reads the factors of the unused system after
+ * it, which lies inside the factor object's leading dimension) and store
+ * nothing, so that every barrier sees the whole group.
+ */
+#ifndef BSI_LU_GETRS_TEAM_CUH
+#define BSI_LU_GETRS_TEAM_CUH
+
+#include "lu_dispatch.cuh"
+#include "lu_getrs.cuh" /* bsg_recip, bsw_lim */
+
+/* Compile-time shape of one instantiation. */
+template <typename R, int TL, int TW, int V, int D> struct bsr_shape {
+    static constexpr int T = TL * TW;                         /* threads of a team */
+    static constexpr int SPG = 32 / TL * V;                   /* systems of a group (one warp's lanes) */
+    static constexpr int NT = TW == 1 ? 64 : 32 * TW;         /* threads per block */
+    static constexpr int GPB = NT / (32 * TW);                /* groups per block */
+    static constexpr int LV = (sizeof(R) == 8 ? 16 : 32) / V; /* rows per thread in one group of loads */
+    static constexpr int TLV = T * LV;                        /* rows of a column in one group of loads */
+    /* blocks per SM asked of ptxas: 16 warps, <= 128 registers, with two
+     * groups in flight 12 warps, <= 168 (FP64 pairs would spill: no bound) */
+    static constexpr int MINB = sizeof(R) == 8 && V == 2 ? 1 : (D == 1 ? 512 : 384) / NT;
+    static_assert(TL >= 1 && TL <= 32 && 32 % TL == 0 && (TW == 1 || TL == 1) && (V == 1 || V == 2), "shape");
+    static_assert(D == 1 || D == 2, "groups in flight");
+    static_assert(LV % 4 == 0, "loads go in fours");
+};
+
+/* Shared memory of a block for order n: b of every system, then a flag per
+ * system (a non-finite entry of b seen by some thread of its team). */
+template <typename R, int TL, int TW, int V, int D> constexpr size_t bsr_smem(int n)
+{
+    using S = bsr_shape<R, TL, TW, V, D>;
+    return (size_t)S::GPB * S::SPG * ((size_t)n * sizeof(R) + sizeof(int));
+}
+
+/* V entries of consecutive systems as one access. */
+template <typename R, int V> struct bsr_vec;
+template <typename R> struct bsr_vec<R, 1> {
+    static __device__ __forceinline__ void ld(R (&d)[1], const R *p) { d[0] = *p; }
+    static __device__ __forceinline__ void st(R *p, const R (&s)[1]) { *p = s[0]; }
+};
+template <typename R> struct bsr_vec<R, 2> {
+    typedef typename bsi_pair<R>::T P;
+    static __device__ __forceinline__ void ld(R (&d)[2], const R *p)
+    {
+        const P t = *reinterpret_cast<const P *>(p);
+        d[0] = t.x;
+        d[1] = t.y;
+    }
+    static __device__ __forceinline__ void st(R *p, const R (&s)[2]) { *reinterpret_cast<P *>(p) = bsi_pair<R>::mk(s[0], s[1]); }
+};
+
+template <typename R, int TL, int TW, int V, int D>
+__global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, TL, TW, V, D>::MINB)
+    bsr_k(const bsi_lu_args<R> a)
+{
+    using S = bsr_shape<R, TL, TW, V, D>;
+    using L = bsw_lim<R>;
+    using VO = bsr_vec<R, V>;
+    constexpr int T = S::T, SPG = S::SPG, LV = S::LV, TLV = S::TLV;
+    extern __shared__ __align__(16) unsigned char bsr_sm[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int rank = lane % TL + TL * (warp % TW), wg = warp / TW;
+    const int n = a.n, piv = a.pivot;
+    const int64_t g0 = ((int64_t)blockIdx.x * S::GPB + wg) * SPG;
+    if (g0 >= a.count) return; /* the whole group: no barrier waits for it */
+    const int j0 = lane / TL * V; /* this thread's first system in the group */
+    int64_t s0 = g0 + j0;
+    bool val[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) val[v] = s0 + v < a.count;
+    if (s0 >= a.count) s0 = (a.count - 1) / V * V;
+    R *bs = reinterpret_cast<R *>(bsr_sm) + (size_t)wg * n * SPG + j0; /* entry (i, v) at bs[i * SPG + v] */
+    int *fl = reinterpret_cast<int *>(reinterpret_cast<R *>(bsr_sm) + (size_t)S::GPB * n * SPG) + wg * SPG + j0;
+#define BSR_B(i, v) bs[(i) * SPG + (v)]
+    const R *F = a.F + s0;
+    const uint8_t *rp = a.rp + s0, *cp = a.cp + s0;
+    const int64_t fs = a.fld, cs = (int64_t)n * a.fld; /* row and column strides of the factors */
+    const int64_t ks = a.vb.ks, is = a.vb.is, js = a.vb.js;
+    int finfo[V], badb[V], firstbad[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        finfo[v] = val[v] ? a.finfo[s0 + v] : 0;
+        badb[v] = 0;
+        firstbad[v] = -1;
+    }
+
+    auto sync = [&]() {
+        if constexpr (T == 1) {
+        } else if constexpr (TW == 1) {
+            __syncwarp();
+        } else {
+            asm volatile("bar.sync %0, %1;" ::"r"(wg + 1), "n"(32 * TW) : "memory");
+        }
+    };
+    /* One group of loads: rows r0 + rank + T u (u < LV) of column col,
+     * those below row end; in fours behind a test uniform over the warp. */
+    const int64_t ts = T * fs; /* T rows */
+    auto issue = [&](R(&f)[LV][V], int col, int r0, int end) {
+        const R *c = F + (int64_t)col * cs + (int64_t)(r0 + rank) * fs;
+#pragma unroll
+        for (int q = 0; q < LV; q += 4)
+            if (r0 + q * T < end)
+#pragma unroll
+                for (int u = q; u < q + 4; u++) {
+                    if (r0 + rank + u * T < end) VO::ld(f[u], c);
+                    c += ts;
+                }
+    };
+    /* b_r -= f_r x for the rows of one group */
+    auto apply = [&](const R(&f)[LV][V], int r0, int end, const R(&x)[V]) {
+        R *b = bs + (r0 + rank) * SPG;
+#pragma unroll
+        for (int q = 0; q < LV; q += 4)
+            if (r0 + q * T < end)
+#pragma unroll
+                for (int u = q; u < q + 4; u++)
+                    if (r0 + rank + u * T < end) {
+                        R y[V];
+                        VO::ld(y, b + u * T * SPG);
+#pragma unroll
+                        for (int v = 0; v < V; v++) y[v] = fma(-f[u][v], x[v], y[v]);
+                        VO::st(b + u * T * SPG, y);
+                    }
+    };
+
+    /* The groups in order: forward steps k = 0..n-2 (rows k+1..n-1 of
+     * column k), then backward steps i = n-1..1 (rows 0..i-1 of column i),
+     * each in groups of TLV rows.  Two cursors walk them: the group applied
+     * next (cc) and the group loaded next (ic), D groups ahead. */
+    struct bsr_cursor {
+        int d, k, g; /* direction (0 forward), step, group */
+        bool have;
+    } cc = {0, 0, 0, false}, ic = cc;
+    auto advance = [&](bsr_cursor &u) {
+        if (u.d == 0) {
+            if (u.k + 1 + (u.g + 1) * TLV < n) u.g++;
+            else if (u.k + 1 < n - 1) { u.k++; u.g = 0; }
+            else { u.d = 1; u.k = n - 1; u.g = 0; u.have = u.k >= 1; }
+        } else {
+            if ((u.g + 1) * TLV < u.k) u.g++;
+            else { u.k--; u.g = 0; u.have = u.k >= 1; }
+        }
+    };
+    auto issue_next = [&](R(&f)[LV][V]) {
+        if (!ic.have) return;
+        if (ic.d == 0) issue(f, ic.k, ic.k + 1 + ic.g * TLV, n);
+        else issue(f, ic.k, ic.g * TLV, ic.k);
+        advance(ic);
+    };
+
+    R fa[LV][V], fb[LV][V], fc[LV][V]; /* the buffers of factor loads (D + 1 used) */
+    int pn[V];                         /* the pivot row of the next forward step */
+    R dn[V];                           /* the diagonal entry of the next backward step */
+    R bk[V], xv[V], xprev[V];
+
+    /* forward step k: interchange k */
+    auto fstart = [&](int k) {
+        int p[V];
+        R bo[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) p[v] = piv != BSOLVE_PIVOT_NONE ? pn[v] : k;
+        if (piv != BSOLVE_PIVOT_NONE && k + 1 < n - 1)
+#pragma unroll
+            for (int v = 0; v < V; v++) pn[v] = val[v] ? rp[(int64_t)(k + 1) * fs + v] : k + 1;
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            bk[v] = BSR_B(p[v], v);
+            bo[v] = BSR_B(k, v);
+        }
+        if (piv != BSOLVE_PIVOT_NONE) {
+            sync(); /* entries p and k read by every thread before they change */
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (p[v] != k) {
+                    if (rank == 0) BSR_B(k, v) = bk[v];
+                    if (rank == ((p[v] - k - 1) & (T - 1))) BSR_B(p[v], v) = bo[v];
+                }
+        }
+    };
+    /* backward step i: x_i (stored at the next step, see above) */
+    auto bstart = [&](int i) {
+        R d[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) d[v] = dn[v];
+        if (i > 0) VO::ld(dn, F + (int64_t)(i - 1) * (cs + fs));
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            bool tiny;
+            const R rinv = bsg_recip(d[v], tiny);
+            xv[v] = (BSR_B(i, v) * (tiny ? L::up() : R(1))) * rinv;
+        }
+        if (i < n - 1 && rank == 0)
+#pragma unroll
+            for (int v = 0; v < V; v++) BSR_B(i + 1, v) = xprev[v];
+#pragma unroll
+        for (int v = 0; v < V; v++) xprev[v] = xv[v];
+    };
+    /* Applies group cc from cur while group ic loads into nxt (the buffer
+     * of the group applied before). */
+    auto consume = [&](R(&cur)[LV][V], R(&nxt)[LV][V]) {
+        const bsr_cursor u = cc;
+        advance(cc);
+        issue_next(nxt);
+        if (u.d == 0) {
+            if (u.g == 0) fstart(u.k);
+            apply(cur, u.k + 1 + u.g * TLV, n, bk);
+        } else {
+            if (u.g == 0) bstart(u.k);
+            apply(cur, u.g * TLV, u.k, xv);
+        }
+        if (!cc.have || cc.d != u.d || cc.k != u.k) sync(); /* the step's updates before the next step reads them */
+    };
+
+    for (int c = 0; c < a.nrhs; c++) {
+        R *B = a.B + s0 * ks + c * js;
+        if (c > 0) sync(); /* the last column's stores have read b */
+        cc = {0, 0, 0, n >= 2};
+        ic = cc;
+        issue_next(fa);
+        if (D == 2) issue_next(fb);
+#pragma unroll
+        for (int v = 0; v < V; v++) pn[v] = piv != BSOLVE_PIVOT_NONE && val[v] ? rp[v] : 0;
+        VO::ld(dn, F + (int64_t)(n - 1) * (cs + fs));
+        if (T > 1 && rank == 0)
+#pragma unroll
+            for (int v = 0; v < V; v++) fl[v] = 0;
+        /* b into shared memory, eight loads per thread in flight */
+        int nb[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) nb[v] = 0;
+        for (int i0 = 0; i0 < n; i0 += 8 * T) {
+            R y[8][V];
+#pragma unroll
+            for (int u = 0; u < 8; u++)
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    const int i = i0 + rank + u * T;
+                    y[u][v] = i < n && val[v] ? B[v * ks + i * is] : R(0);
+                }
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                const int i = i0 + rank + u * T;
+                if (i < n) {
+#pragma unroll
+                    for (int v = 0; v < V; v++) nb[v] |= !(fabs(y[u][v]) <= L::maxv());
+                    VO::st(&BSR_B(i, 0), y[u]);
+                }
+            }
+        }
+        if (T > 1) { /* the team's verdict on b */
+            sync();
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (nb[v]) atomicOr(&fl[v], 1);
+            sync();
+#pragma unroll
+            for (int v = 0; v < V; v++) nb[v] = fl[v];
+        }
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            if (nb[v] && !badb[v]) firstbad[v] = c;
+            badb[v] |= nb[v];
+        }
+
+        if (D == 1)
+            while (cc.have) {
+                consume(fa, fb);
+                if (!cc.have) break;
+                consume(fb, fa);
+            }
+        else
+            while (cc.have) {
+                consume(fa, fc);
+                if (!cc.have) break;
+                consume(fb, fa);
+                if (!cc.have) break;
+                consume(fc, fb);
+            }
+        /* backward step 0 (no rows above it), the last two stores of x */
+        bstart(0);
+        sync(); /* entry 0 read by every thread */
+        if (rank == 0)
+#pragma unroll
+            for (int v = 0; v < V; v++) BSR_B(0, v) = xv[v];
+        sync();
+        /* x <- Q x, in one thread per system (the interchanges loaded 16 at a time) */
+        if (piv == BSOLVE_PIVOT_FULL) {
+            if (rank == 0)
+                for (int k0 = n - 1; k0 >= 0; k0 -= 16) {
+                    int q[16][V];
+#pragma unroll
+                    for (int u = 0; u < 16; u++)
+#pragma unroll
+                        for (int v = 0; v < V; v++) q[u][v] = k0 - u >= 0 && val[v] ? cp[(int64_t)(k0 - u) * fs + v] : k0 - u;
+#pragma unroll
+                    for (int u = 0; u < 16; u++)
+                        if (k0 - u >= 0)
+#pragma unroll
+                            for (int v = 0; v < V; v++) {
+                                const R t = BSR_B(k0 - u, v);
+                                BSR_B(k0 - u, v) = BSR_B(q[u][v], v);
+                                BSR_B(q[u][v], v) = t;
+                            }
+                }
+            sync();
+        }
+        for (int i = rank; i < n; i += T)
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (val[v]) B[v * ks + i * is] = finfo[v] != 0 || badb[v] ? L::nan() : BSR_B(i, v);
+    }
+    /* a non-finite B found after good columns were stored: NaN them too */
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        if (!val[v]) continue;
+        if (finfo[v] == 0 && firstbad[v] > 0)
+            for (int c = 0; c < firstbad[v]; c++)
+                for (int i = rank; i < n; i += T) a.B[(s0 + v) * ks + i * is + c * js] = L::nan();
+        if (a.info && rank == 0) a.info[s0 + v] = badb[v] ? BSOLVE_INFO_NONFINITE : finfo[v];
+    }
+#undef BSR_B
+}
+
+/* Launch of one shape; cudaErrorInvalidConfiguration where this device
+ * cannot run it (shared memory) or the factors are not aligned for its
+ * vector loads: the caller then takes the table without this kernel. */
+template <typename R, int TL, int TW, int V, int D> cudaError_t bsr_launch_s(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    using S = bsr_shape<R, TL, TW, V, D>;
+    const int64_t per_block = (int64_t)S::GPB * S::SPG;
+    const int64_t blocks = (a.count + per_block - 1) / per_block;
+    if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    if (V > 1 && ((uintptr_t)a.F % (V * sizeof(R)) != 0 || a.fld % V != 0)) return cudaErrorInvalidConfiguration;
+    const size_t smem = bsr_smem<R, TL, TW, V, D>(a.n);
+    if (!bsi_smem_optin(bsr_k<R, TL, TW, V, D>, smem)) return cudaErrorInvalidConfiguration;
+    bsr_k<R, TL, TW, V, D><<<(unsigned)blocks, S::NT, smem, st>>>(a);
+    return cudaGetLastError();
+}
+
+/* Launch of shape code `shape` (lu_dispatch.cuh's BSI_LU_RSTEAM_SHAPES). */
+template <typename R> cudaError_t bsr_launch(const bsi_lu_args<R> &a, int shape, cudaStream_t st)
+{
+    switch (shape) {
+#define BSR_CASE(TL, TW, V, D) \
+    case (D - 1) * 1000 + TL * 100 + TW * 10 + V: return bsr_launch_s<R, TL, TW, V, D>(a, st);
+        BSI_LU_RSTEAM_SHAPES(BSR_CASE)
+#undef BSR_CASE
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* Instantiated in lu_getrs_team_*.cu, a list of shapes each. */
+#define BSR_EXTERN(R, TL, TW, V, D) \
+    extern template cudaError_t bsr_launch_s<R, TL, TW, V, D>(const bsi_lu_args<R> &, cudaStream_t);
+#define BSR_EXTERN_D(TL, TW, V, D) BSR_EXTERN(double, TL, TW, V, D)
+#define BSR_EXTERN_S(TL, TW, V, D) BSR_EXTERN(float, TL, TW, V, D)
+#define BSR_INSTANTIATE(R, TL, TW, V, D) \
+    template cudaError_t bsr_launch_s<R, TL, TW, V, D>(const bsi_lu_args<R> &, cudaStream_t);
+#define BSR_INSTANTIATE_D(TL, TW, V, D) BSR_INSTANTIATE(double, TL, TW, V, D)
+#define BSR_INSTANTIATE_S(TL, TW, V, D) BSR_INSTANTIATE(float, TL, TW, V, D)
+
+#endif

@@ -1,0 +1,4 @@
+/* lu_getrs_team_s3.cu -- float instantiations of the team getrs, shapes of
+ * BSI_LU_RSTEAM_SHAPES_C; split so that make -j compiles them in parallel. */
+#include "lu_getrs_team.cuh"
+BSI_LU_RSTEAM_SHAPES_C(BSR_INSTANTIATE_S)
