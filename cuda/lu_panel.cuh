@@ -194,17 +194,17 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
             mine[t] = !done[t] && pos[t] == p;
             any |= mine[t];
         }
-        R *u = ub + (kk & 1) * 16;
-        if (any) {
+        /* every lane stores, the others to a slot of their own (17 words
+         * on: other banks), so that the store needs no branch */
+        R *u = ub + (kk & 1) * 48, *dst = any ? u : u + 17;
 #pragma unroll
-            for (int c = kk; c < NC; c++) {
-                R v = P[0][c];
+        for (int c = kk; c < NC; c++) {
+            R v = P[0][c];
 #pragma unroll
-                for (int t = 1; t < RT; t++) v = mine[t] ? P[t][c] : v;
-                u[c] = v;
-            }
-            u[UR] = rv;
+            for (int t = 1; t < RT; t++) v = mine[t] ? P[t][c] : v;
+            dst[c] = v;
         }
+        dst[UR] = rv;
         __syncwarp();
         const R d = u[kk], rinv = u[UR];
         const bool zp = d == R(0);
@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(co
     R *rd = S + (nn + 1) * LD;
     uint8_t *tf = reinterpret_cast<uint8_t *>(rd + nn), *rp = tf + nn;
     __shared__ int s_pinfo;
-    __shared__ R s_ub[32]; /* the panel's pivot rows, two steps' worth */
+    __shared__ R s_ub[96]; /* the panel's pivot rows, two steps' worth */
     const int64_t sys = blockIdx.x;
 
     /* ---- load (entries of the padding tiles zero): a thread per row (per
