@@ -72,14 +72,19 @@
  *     asks ptxas for 10 blocks per SM, 1.1-1.3x at n = 20..128); FP32 0.96x at n = 10,
  *     1.2-4.4x at 12..32, 3.4-10x above.  Up to n = 8 TEAM already runs a
  *     thread per system with the factors in registers (76-92%).
- *   RSTEAM for getrs with one right-hand side where SOLVE falls short of
- *     its floor (FP64 n >= 65, FP32 n >= 9): SOLVE's thread makes about
- *     n^2 / 16 dependent trips to memory (16 loads of a column each), which
- *     a batch of 1 GB at n = 128 (8192 systems) cannot hide; RSTEAM's team
- *     makes one per step (2n) where T LV covers a column, and overlaps it
- *     with the previous group's updates.  Shapes by order: FP64 T = 8 above
- *     64; FP32 a thread per two systems up to 32 (256-byte warp loads, as
- *     FP64's), two threads per pair up to 64, T = 8 beyond.
+ *   RSTEAM (H200) for getrs with one right-hand side, FP64 from n = 9,
+ *     FP32 from 8: SOLVE's thread makes about n^2 / 16 dependent trips to
+ *     memory (16 loads of a column each), which a batch of 1 GB at n = 128
+ *     (8192 systems) cannot hide; RSTEAM's team makes one per step where
+ *     T LV covers a column, and overlaps it with the previous group's
+ *     updates.  Every shape against SOLVE in one build, % of getrs's
+ *     floor: FP64 a thread per two systems (112) 74-85% at n = 9..16 (SOLVE
+ *     65-81%); with two groups in flight (1112) 93% at 32, 89% at 48, 73%
+ *     at 64 (SOLVE 88 / 90 / 64%); 80: four lanes (412) 55% (SOLVE 45%);
+ *     96: a team of four warps (141) 55% (33%); 128: eight warps (181) 55%
+ *     (19%).  FP32: 112 61-96% at n = 8..48 (SOLVE and TEAM 39-74%), 1112
+ *     84% at 64 and 63% at 80 (54 / 37%), 412 49% at 96 (27%), 141 44% at
+ *     128 (16%).  Borders between measured orders halfway.
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
  *     of a step cost more than the extra warps hide.
  *   TILE (H200) for FP64 n = 33..128: gesv PARTIAL 1.55-1.76x WARP at n =
@@ -204,10 +209,11 @@ BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
 /* Whether RSTEAM takes a getrs with one right-hand side of order n, and
  * the shape it runs (also when forced on without a shape): the crossovers
  * above. */
-BSI_DISPATCH int bsi_lu_rsteam_takes(int es, int n) { return es == 8 ? n >= 65 : n >= 9; }
+BSI_DISPATCH int bsi_lu_rsteam_takes(int es, int n) { return es == 8 ? n >= 9 : n >= 8; }
 BSI_DISPATCH int bsi_lu_rsteam_shape(int es, int n)
 {
-    return es == 8 ? (n <= 32 ? 111 : n <= 64 ? 411 : 811) : (n <= 32 ? 112 : n <= 64 ? 212 : 811);
+    if (es == 8) return n <= 24 ? 112 : n <= 64 ? 1112 : n <= 88 ? 412 : n <= 112 ? 141 : 181;
+    return n <= 56 ? 112 : n <= 88 ? 1112 : n <= 112 ? 412 : 141;
 }
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
