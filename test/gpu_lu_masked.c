@@ -23,7 +23,7 @@
  * test/gpu_lu.c forces (bsi_test_force), so that every kernel meets
  * gathered systems.  BSOLVE_TEST_CONFIG=0 runs the table's kernels only,
  * =1..7 one forced configuration only; BSOLVE_TEST_SANITIZE=1 a few orders
- * of the table's (compute-sanitizer).
+ * of the table's in FP64 (compute-sanitizer).
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -331,7 +331,7 @@ static const double dens[][2] = {{0.3, 0.6}, {1, 0.05}, {0, 0.5}, {0.95, 1}, {0.
 static void run_sizes(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, const int *ns, int nn)
 {
     int v = 0;
-    for (int dbl = 1; dbl >= 0; dbl--)
+    for (int dbl = 1; dbl >= (sanitize ? 1 : 0); dbl--)
         for (int t = 0; t < nn; t++) {
             const int n = ns[t];
             const int64_t batch = sanitize ? 37 : n <= 16 ? 301 : n <= 40 ? 97 : 37;
