@@ -369,7 +369,7 @@ test: $(TESTS) $(GPU_TESTS) $(CU_BENCHES) $(PROBES) $(CU_PROBES) $(SAMPLES) $(GU
 
 # make test also runs a quick sweep of these on the baseline x86-64 (1) and AVX2 (2)
 # CPU kernels, as on a CPU without AVX-512 (test/test_isa.c compares the levels).
-ISA_TESTS ?= test_gesv test_getrf test_gtsv test_qr test_singular test_rhsblock test_threads
+ISA_TESTS ?= test_gesv test_getrf test_masked test_gtsv test_qr test_singular test_rhsblock test_threads
 
 # make test's install check: make install into $(BUILD)/stage.
 $(BUILD)/stage/.installed: $(LIB_A) $(LIB_SO) $(SUN_LIB) batchsolve.pc.in include/batchsolve.h
@@ -381,7 +381,7 @@ $(BUILD)/stage/.installed: $(LIB_A) $(LIB_SO) $(SUN_LIB) batchsolve.pc.in includ
 # directory; any finding ends the program with a non-zero status.  -O0: the
 # instrumented kernels compile in half the time they take at -O1.
 SAN_BUILD  ?= $(BUILD)/asan
-SAN_TESTS  ?= test_args test_gesv test_getrf test_gtsv test_qr test_singular
+SAN_TESTS  ?= test_args test_gesv test_getrf test_masked test_gtsv test_qr test_singular
 SAN_CFLAGS ?= -O0 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(ARCH)
 SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1
 san-build: $(DEPS_STAMP)

@@ -69,6 +69,7 @@ struct bsi_cuda {
     cudaEvent_t order;   /* orders the pipeline streams after the user stream */
     bsi_slot slot[BSI_NSTREAMS];
     bsi_dbuf work;       /* device workspace of device-pointer calls (transposes) */
+    bsi_dbuf lusel;      /* masked LU calls with device arrays: the flagged systems' list (select.cu) */
     bsi_dbuf gtflag;     /* per-system flags of the long tridiagonal method (tagged by gtgen) */
     int gtgen;           /* the last generation number used in gtflag */
     bsi_gt_state gt;     /* the tridiagonal launchers' */
@@ -145,7 +146,39 @@ template <typename R> struct bsi_lu_args {
     int32_t *finfo;
     int64_t count;             /* systems in this launch */
     int n, nrhs, pivot;
+    /* Masked getrf and getrs (NULL otherwise, and always for gesv): the
+     * flagged systems of the launch's count, *nsel of them, listed in
+     * increasing order on the device (select.cu). */
+    const int32_t *sel, *nsel;
 };
+
+/* Every LU kernel has an instantiation for a list (template flag LIST,
+ * getrf and getrs only; launched when sel is set), so that the others' code
+ * stays what it is without one.  A kernel's logical systems are
+ * 0 .. bsi_lu_count() - 1; logical system i is system bsi_lu_sys(i) of the
+ * launch, whose A, B, info and factors it reads and writes: with a list the
+ * i-th flagged system (a logical system past *nsel is like one past the
+ * batch's end: the grid covers count), else i itself.  Kernels whose
+ * systems share a warp or a block stage them by these per-system addresses
+ * with a list, never as one run of consecutive systems. */
+template <bool LIST, typename R> __device__ __forceinline__ int64_t bsi_lu_count(const bsi_lu_args<R> &a)
+{
+    if constexpr (LIST) return (int64_t)*a.nsel;
+    else return a.count;
+}
+template <bool LIST, typename R> __device__ __forceinline__ int64_t bsi_lu_sys(const bsi_lu_args<R> &a, int64_t i)
+{
+    if constexpr (LIST) return (int64_t)a.sel[i];
+    else return i;
+}
+
+/* The flagged systems of mask[0 .. count) (count <= BSI_SEL_MAX), in
+ * increasing order, into sel[0 .. *nsel), on stream st, without a host
+ * synchronisation (select.cu).  scratch: bsi_select_scratch(count) int32. */
+#define BSI_SEL_MAX ((int64_t)1 << 30)
+int64_t bsi_select_scratch(int64_t count);
+cudaError_t bsi_launch_select(const uint8_t *mask, int64_t count, int32_t *sel, int32_t *nsel, int32_t *scratch,
+                              cudaStream_t st);
 
 /* Host-side launchers: lu.cu launches the kernel of lu_dispatch.cuh's table
  * (force: the context's test-only choices), lu_large.cu the block kernel. */

@@ -187,6 +187,7 @@ extern "C" void bsi_cuda_fini(bsolve_ctx *ctx)
         if (c->slot[s].done) cudaEventDestroy(c->slot[s].done);
     }
     bsi_dbuf_free(&c->work, 0);
+    bsi_dbuf_free(&c->lusel, 0);
     bsi_dbuf_free(&c->gtflag, 0);
     if (c->order) cudaEventDestroy(c->order);
     (void)cudaGetLastError();

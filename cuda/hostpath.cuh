@@ -28,6 +28,30 @@ static inline bsi_harr bsi_info_arr(int32_t *info, int64_t batch)
     return {nullptr, info, li, 1, 1, 4};
 }
 
+/* The same for a masked call, which writes some systems' info: read too, so
+ * that the others' go back unchanged.  info may be NULL (getrs). */
+static inline bsi_harr bsi_info_inout(int32_t *info, int64_t batch)
+{
+    const bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
+    return {info, info, li, 1, 1, 4};
+}
+
+/* A masked call's mask (a byte per system, read). */
+static inline bsi_harr bsi_mask_arr(const uint8_t *mask, int64_t batch)
+{
+    const bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
+    return {mask, nullptr, li, 1, 1, 1};
+}
+
+/* Device scratch of 8 bytes per system of a chunk (a masked call's list of
+ * flagged systems, select.cu): room in each slot's staging on the
+ * host-memory path, neither copied in nor out; NULL on the device path. */
+static inline bsi_harr bsi_scratch_arr(int64_t batch)
+{
+    const bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
+    return {nullptr, nullptr, li, 1, 2, 4};
+}
+
 /* Runs the device work of systems k0..k0+cnt-1 on stream st: array i at
  * dptr[i] in layout l[i].  The same function serves both paths of
  * bsi_run, so that a kernel sees one set of arguments whatever memory the

@@ -161,11 +161,13 @@ template cudaError_t bsi_launch_lu<float>(int, const bsi_lu_args<float> &, const
 static inline bsi_view bsi_view_of(bsolve_layout l, int64_t r) { return bsi_make_view(l, r); }
 
 /* What a call's chunk functions share: the kernel arguments so far, the
- * factorization object (getrf, getrs) and the context's forced choices. */
+ * factorization object (getrf, getrs), the context's forced choices, and
+ * its state (the list buffer of masked calls). */
 template <typename R> struct bsi_lu_call {
     bsi_lu_args<R> a;
     const bsolve_lu *lu;
     const int *force;
+    bsi_cuda *C;
 };
 
 /* ---- gesv ---------------------------------------------------------------- */
@@ -227,6 +229,16 @@ extern "C" bsolve_status bsi_cuda_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu)
     if (e == cudaSuccess) e = cudaMalloc(&lu->rowpiv, (size_t)(n * ld));
     if (e == cudaSuccess) e = cudaMalloc(&lu->colpiv, (size_t)(n * ld));
     if (e == cudaSuccess) e = cudaMalloc((void **)&lu->info, (size_t)ld * sizeof(int32_t));
+    /* No system factored yet: getrs gives them info NONFINITE (0xff bytes:
+     * -1) and NaN until a getrf, masked or not, factors them; pivots in
+     * range, so that solving them reads nothing outside their system.
+     * Waited for: the object may be used on another stream, which the
+     * context's need not precede. */
+    cudaStream_t st = ctx->cuda->stream;
+    if (e == cudaSuccess) e = cudaMemsetAsync(lu->rowpiv, 0, (size_t)(n * ld), st);
+    if (e == cudaSuccess) e = cudaMemsetAsync(lu->colpiv, 0, (size_t)(n * ld), st);
+    if (e == cudaSuccess) e = cudaMemsetAsync(lu->info, 0xff, (size_t)ld * sizeof(int32_t), st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     if (e != cudaSuccess) {
         bsi_cuda_lu_free(lu);
         return bsi_cuda_err(ctx, e, "bsolve_lu_create");
@@ -274,24 +286,82 @@ static cudaError_t bsi_getrf_chunk(void *user, int64_t k0, int64_t cnt, void *co
     return bsi_launch_lu<R>(BSI_OP_GETRF, a, g->force, st);
 }
 
+/* ---- masked calls -----------------------------------------------------------
+ * The flagged systems of a chunk are listed on the device (select.cu), a
+ * segment of at most BSI_SEL_MAX systems at a time (int32 indices), and the
+ * table's kernel runs on the list (common.cuh: bsi_lu_sys): no count comes
+ * back to the host, the grid covers the segment.  The list goes into the
+ * chunk's staged scratch (host arrays) or the context's buffer (device
+ * arrays: one chunk on the context's stream, so that a call's list is done
+ * with before the next call's is written). */
+static cudaError_t bsi_list_flagged(bsi_cuda *C, const uint8_t *mask, int64_t m, void *staged, int32_t **sel,
+                                    int32_t **nsel, cudaStream_t st)
+{
+    int32_t *p = (int32_t *)staged; /* 8 bytes per system, 256 at least: m + scratch + 1 fit */
+    if (!p) p = (int32_t *)bsi_dbuf_get(&C->lusel, (size_t)(m + bsi_select_scratch(m) + 1) * sizeof(int32_t), 0);
+    if (!p) return cudaErrorMemoryAllocation;
+    *sel = p;
+    *nsel = p + m;
+    return bsi_launch_select(mask, m, p, p + m, p + m + 1, st);
+}
+
+/* A masked getrf's (OP) or getrs's chunk: arrays A (getrf) or B (getrs),
+ * info (staged even when a getrs has none), mask, scratch. */
+template <typename R, int OP>
+static cudaError_t bsi_masked_chunk(void *user, int64_t k0, int64_t cnt, void *const *d, const bsolve_layout *l,
+                                    cudaStream_t st)
+{
+    bsi_lu_call<R> *g = (bsi_lu_call<R> *)user;
+    for (int64_t s0 = 0; s0 < cnt; s0 += BSI_SEL_MAX) {
+        const int64_t m = cnt - s0 < BSI_SEL_MAX ? cnt - s0 : BSI_SEL_MAX;
+        int32_t *sel, *nsel;
+        cudaError_t e = bsi_list_flagged(g->C, (const uint8_t *)d[2] + s0, m, d[3], &sel, &nsel, st);
+        if (e != cudaSuccess) return e;
+        bsi_lu_args<R> a = g->a;
+        bsi_factor_args<R>(a, g->lu, k0 + s0);
+        if (OP == BSI_OP_GETRF) {
+            a.A = (const R *)d[0] + bsi_sys_offset(l[0], s0);
+            a.va = bsi_view_of(l[0], a.n);
+        } else {
+            a.B = (R *)d[0] + bsi_sys_offset(l[0], s0);
+            a.vb = bsi_view_of(l[0], a.n);
+        }
+        a.info = OP == BSI_OP_GETRF || g->a.info ? (int32_t *)d[1] + s0 : nullptr;
+        a.count = m;
+        a.sel = sel;
+        a.nsel = nsel;
+        e = bsi_launch_lu<R>(OP, a, g->force, st);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
 template <typename R>
-static bsolve_status bsi_getrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
+static bsolve_status bsi_getrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, const uint8_t *mask,
+                                 int32_t *info)
 {
     bsi_lu_call<R> g;
     memset(&g, 0, sizeof g);
     g.lu = lu;
     g.force = ctx->force;
+    g.C = ctx->cuda;
+    if (mask) {
+        bsi_harr arr[4] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, bsi_info_inout(info, lu->batch),
+                           bsi_mask_arr(mask, lu->batch), bsi_scratch_arr(lu->batch)};
+        return bsi_run(ctx, "bsolve_getrf_masked", "A, info and mask must all be device or all host memory",
+                       lu->batch, arr, 4, bsi_masked_chunk<R, BSI_OP_GETRF>, &g);
+    }
     bsi_harr arr[2] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, bsi_info_arr(info, lu->batch)};
     return bsi_run(ctx, "bsolve_getrf", "A and info must both be device or both host memory", lu->batch, arr, 2,
                    bsi_getrf_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu,
-                                        int32_t *info)
+                                        const uint8_t *mask, int32_t *info)
 {
     const bsi_on_device on_dev(ctx->cuda);
-    return lu->prec == BSOLVE_PREC_D ? bsi_getrf_t<double>(ctx, A, la, lu, info)
-                                     : bsi_getrf_t<float>(ctx, A, la, lu, info);
+    return lu->prec == BSOLVE_PREC_D ? bsi_getrf_t<double>(ctx, A, la, lu, mask, info)
+                                     : bsi_getrf_t<float>(ctx, A, la, lu, mask, info);
 }
 
 /* ---- getrs ---------------------------------------------------------------- */
@@ -312,25 +382,32 @@ static cudaError_t bsi_getrs_chunk(void *user, int64_t k0, int64_t cnt, void *co
 
 template <typename R>
 static bsolve_status bsi_getrs_t(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
-                                 int32_t *info)
+                                 const uint8_t *mask, int32_t *info)
 {
     bsi_lu_call<R> g;
     memset(&g, 0, sizeof g);
     g.lu = lu;
     g.force = ctx->force;
+    g.C = ctx->cuda;
     g.a.nrhs = (int)nrhs;
     g.a.info = info; /* only tested for NULL in the chunk function */
+    if (mask) {
+        bsi_harr arr[4] = {{B, B, lb, lu->n, nrhs, sizeof(R)}, bsi_info_inout(info, lu->batch),
+                           bsi_mask_arr(mask, lu->batch), bsi_scratch_arr(lu->batch)};
+        return bsi_run(ctx, "bsolve_getrs_masked", "B, info and mask must all be device or all host memory",
+                       lu->batch, arr, 4, bsi_masked_chunk<R, BSI_OP_GETRS>, &g);
+    }
     bsi_harr arr[2] = {{B, B, lb, lu->n, nrhs, sizeof(R)}, bsi_info_arr(info, lu->batch)};
     return bsi_run(ctx, "bsolve_getrs", "B and info must both be device or both host memory", lu->batch, arr,
                    info ? 2 : 1, bsi_getrs_chunk<R>, &g);
 }
 
 extern "C" bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B,
-                                        bsolve_layout lb, int32_t *info)
+                                        bsolve_layout lb, const uint8_t *mask, int32_t *info)
 {
     const bsi_on_device on_dev(ctx->cuda);
-    return lu->prec == BSOLVE_PREC_D ? bsi_getrs_t<double>(ctx, lu, nrhs, B, lb, info)
-                                     : bsi_getrs_t<float>(ctx, lu, nrhs, B, lb, info);
+    return lu->prec == BSOLVE_PREC_D ? bsi_getrs_t<double>(ctx, lu, nrhs, B, lb, mask, info)
+                                     : bsi_getrs_t<float>(ctx, lu, nrhs, B, lb, mask, info);
 }
 
 /* ---- export ----------------------------------------------------------------

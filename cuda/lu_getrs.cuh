@@ -43,14 +43,16 @@ template <typename R> __device__ __forceinline__ R bsg_recip(R d, bool &tiny)
  * (FP32 0.94x above n = 32 with it; 0 leaves it to ptxas, as no bound). */
 template <typename R> __host__ __device__ constexpr int bsg_minb() { return sizeof(R) == 8 ? 10 : 0; }
 
-template <typename R, int PIV> __global__ void __launch_bounds__(BSG_NT, bsg_minb<R>()) bsg_k(const bsi_lu_args<R> a)
+template <typename R, int PIV, bool LIST>
+__global__ void __launch_bounds__(BSG_NT, bsg_minb<R>()) bsg_k(const bsi_lu_args<R> a)
 {
     using L = bsw_lim<R>;
     constexpr int LV = 16;
     extern __shared__ __align__(16) unsigned char bsg_sm[];
     const int tid = threadIdx.x, n = a.n;
-    const int64_t sys = (int64_t)blockIdx.x * BSG_NT + tid;
-    if (sys >= a.count) return; /* no barriers below */
+    const int64_t i = (int64_t)blockIdx.x * BSG_NT + tid;
+    if (i >= bsi_lu_count<LIST>(a)) return; /* no barriers below */
+    const int64_t sys = bsi_lu_sys<LIST>(a, i);
     R *bs = reinterpret_cast<R *>(bsg_sm) + tid;
 #define BSG_B(i) bs[(i) * BSG_NT]
     const R *F = a.F + sys;
@@ -133,17 +135,22 @@ template <typename R, int PIV> __global__ void __launch_bounds__(BSG_NT, bsg_min
 #undef BSG_B
 }
 
-template <typename R, int PIV> cudaError_t bsg_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+template <typename R, int PIV, bool LIST> cudaError_t bsg_launch_l(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     const int64_t blocks = (a.count + BSG_NT - 1) / BSG_NT;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     const size_t smem = bsg_smem<R>(a.n);
-    if (!bsi_smem_optin(bsg_k<R, PIV>, smem)) {
+    if (!bsi_smem_optin(bsg_k<R, PIV, LIST>, smem)) {
         /* beyond this device's shared memory per block: the block kernel */
         return bsi_launch_large<R>(BSI_OP_GETRS, a, st);
     }
-    bsg_k<R, PIV><<<(unsigned)blocks, BSG_NT, smem, st>>>(a);
+    bsg_k<R, PIV, LIST><<<(unsigned)blocks, BSG_NT, smem, st>>>(a);
     return cudaGetLastError();
+}
+
+template <typename R, int PIV> cudaError_t bsg_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    return a.sel ? bsg_launch_l<R, PIV, true>(a, st) : bsg_launch_l<R, PIV, false>(a, st);
 }
 
 /* Launch (getrs, any pivoting, 1 <= n <= 128). */

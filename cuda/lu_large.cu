@@ -71,14 +71,16 @@ __device__ __forceinline__ void bsi_block_argmax(R &best, int &key, R *red_v, in
     }
 }
 
-template <typename R, int OP, int BSI_LNT>
+template <typename R, int OP, int BSI_LNT, bool LIST>
 __global__ void __launch_bounds__(BSI_LNT) bsi_k_large(const bsi_lu_args<R> a)
 {
     constexpr int BSI_LNW = BSI_LNT / 32;
     extern __shared__ unsigned char bsi_lsmem[];
     const int n = a.n, lds = bsi_large_lds(n), pivot = a.pivot;
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
-    const int64_t sys = blockIdx.x;
+    if constexpr (LIST)
+        if (blockIdx.x >= bsi_lu_count<LIST>(a)) return; /* the whole block, before any barrier */
+    const int64_t sys = bsi_lu_sys<LIST>(a, blockIdx.x);
     R *S = reinterpret_cast<R *>(bsi_lsmem);
     R *b = S + (size_t)n * lds;   /* one right-hand side */
     R *rd = b + n;                /* reciprocal pivots */
@@ -293,12 +295,14 @@ __global__ void __launch_bounds__(BSI_LNT) bsi_k_large(const bsi_lu_args<R> a)
 #undef SA
 }
 
-template <typename R, int OP, int NT> static cudaError_t bsi_launch_large_t(const bsi_lu_args<R> &a, cudaStream_t st)
+template <typename R, int OP, int NT, bool LIST>
+static cudaError_t bsi_launch_large_t(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     const size_t smem = bsi_large_smem<R>(a.n);
-    cudaError_t e = cudaFuncSetAttribute(bsi_k_large<R, OP, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaError_t e = cudaFuncSetAttribute(bsi_k_large<R, OP, NT, LIST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem);
     if (e != cudaSuccess) return e;
-    bsi_k_large<R, OP, NT><<<(unsigned)a.count, NT, smem, st>>>(a);
+    bsi_k_large<R, OP, NT, LIST><<<(unsigned)a.count, NT, smem, st>>>(a);
     return cudaGetLastError();
 }
 
@@ -306,9 +310,12 @@ template <typename R> cudaError_t bsi_launch_large(int op, const bsi_lu_args<R> 
 {
     if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     constexpr int NT = BSI_LU_BLOCK_THREADS; /* lu_dispatch.cuh */
-    if (op == BSI_OP_GESV) return bsi_launch_large_t<R, BSI_OP_GESV, NT>(a, st);
-    if (op == BSI_OP_GETRF) return bsi_launch_large_t<R, BSI_OP_GETRF, NT>(a, st);
-    return bsi_launch_large_t<R, BSI_OP_GETRS, NT>(a, st);
+    if (op == BSI_OP_GESV) return bsi_launch_large_t<R, BSI_OP_GESV, NT, false>(a, st);
+    if (op == BSI_OP_GETRF)
+        return a.sel ? bsi_launch_large_t<R, BSI_OP_GETRF, NT, true>(a, st)
+                     : bsi_launch_large_t<R, BSI_OP_GETRF, NT, false>(a, st);
+    return a.sel ? bsi_launch_large_t<R, BSI_OP_GETRS, NT, true>(a, st)
+                 : bsi_launch_large_t<R, BSI_OP_GETRS, NT, false>(a, st);
 }
 
 template cudaError_t bsi_launch_large<double>(int, const bsi_lu_args<double> &, cudaStream_t);

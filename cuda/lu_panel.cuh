@@ -288,7 +288,7 @@ __device__ __forceinline__ void bsp_gemm(R *S, int LD, int k0, int tn, int tj0, 
     }
 }
 
-template <typename R, int N, int OP, int PIV>
+template <typename R, int N, int OP, int PIV, bool LIST>
 __global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(const bsi_lu_args<R> a)
 {
     using SH = bsp_shape<N>;
@@ -302,7 +302,9 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(co
     uint8_t *tf = reinterpret_cast<uint8_t *>(rd + nn), *rp = tf + nn;
     __shared__ int s_pinfo;
     __shared__ R s_ub[96]; /* the panel's pivot rows, two steps' worth */
-    const int64_t sys = blockIdx.x;
+    if constexpr (LIST)
+        if (blockIdx.x >= bsi_lu_count<LIST>(a)) return; /* the whole block, before any barrier */
+    const int64_t sys = bsi_lu_sys<LIST>(a, blockIdx.x);
 
     /* ---- load (entries of the padding tiles zero): a thread per row (per
      * column for row-major input, so that a warp reads runs), LV loads
@@ -452,17 +454,25 @@ __global__ void __launch_bounds__(bsp_shape<N>::NT, bsp_shape<N>::MINB) bsp_k(co
     }
 }
 
-template <typename R, int N, int OP, int PIV> cudaError_t bsp_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+template <typename R, int N, int OP, int PIV, bool LIST>
+cudaError_t bsp_launch_l(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     const size_t smem = bsp_smem<R>((a.n + 7) & ~7);
-    if (!bsi_smem_optin(bsp_k<R, N, OP, PIV>, smem)) {
+    if (!bsi_smem_optin(bsp_k<R, N, OP, PIV, LIST>, smem)) {
         /* beyond this device's shared memory per block: the block kernel
          * takes the call */
         return bsi_launch_large<R>(OP, a, st);
     }
-    bsp_k<R, N, OP, PIV><<<(unsigned)a.count, bsp_shape<N>::NT, smem, st>>>(a);
+    bsp_k<R, N, OP, PIV, LIST><<<(unsigned)a.count, bsp_shape<N>::NT, smem, st>>>(a);
     return cudaGetLastError();
+}
+
+template <typename R, int N, int OP, int PIV> cudaError_t bsp_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    if constexpr (OP != BSI_OP_GESV)
+        if (a.sel) return bsp_launch_l<R, N, OP, PIV, true>(a, st);
+    return bsp_launch_l<R, N, OP, PIV, false>(a, st);
 }
 
 /* Launch of bucket N (gesv with nrhs == 1, or getrf; PARTIAL or NONE). */

@@ -24,7 +24,10 @@
  * of T rows), every load of the matrix issued before the first use.
  * Column-major and row-major data go through a per-warp shared memory tile: the warp reads whole lines (columns, or rows for row-major)
  * of its systems with consecutive lanes on consecutive addresses, then each
- * lane picks its entries from the tile.  No uncoalesced per-thread gather.
+ * lane picks its entries from the tile.  No uncoalesced per-thread gather,
+ * but with a list of systems (the masked calls, common.cuh), whose warps'
+ * systems are not consecutive: there each lane reads and writes its own
+ * system's entries directly.
  */
 #ifndef BSI_LU_SMALL_CUH
 #define BSI_LU_SMALL_CUH
@@ -143,7 +146,7 @@ __device__ __forceinline__ void bsi_stage_out(const R *tile, R *base, int64_t ks
  * FP64 buckets 12..16 (T = 4, 8).  Elsewhere the register cap would spill. */
 __host__ __device__ constexpr int bsi_minblocks(int N, int es) { return es == 8 && N >= 12 && N <= 16 ? 3 : 1; }
 
-template <typename R, int N, int T, int OP>
+template <typename R, int N, int T, int OP, bool LIST>
 __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) bsi_k_small(const bsi_lu_args<R> a)
 {
     constexpr int S = (N + T - 1) / T; /* register slots (rows) per lane */
@@ -157,11 +160,15 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int l = lane & (T - 1), team = lane / T;
-    const int64_t wsys0 = ((int64_t)blockIdx.x * BSI_WARPS + warp) * SW;
-    if (wsys0 >= a.count) return; /* whole warp: no shuffle partner left behind */
-    const int wcnt = (int)min((int64_t)SW, a.count - wsys0);
-    const int64_t sys = wsys0 + team;
+    const int64_t wsys0 = ((int64_t)blockIdx.x * BSI_WARPS + warp) * SW; /* logical systems (common.cuh) */
+    const int64_t count = bsi_lu_count<LIST>(a);
+    if (wsys0 >= count) return; /* whole warp: no shuffle partner left behind */
+    const int wcnt = (int)min((int64_t)SW, count - wsys0);
     const bool valid = team < wcnt;
+    /* with a list of systems, every lane reads and writes its own system's
+     * entries: the staging through the tile below takes the warp's systems
+     * as consecutive */
+    const int64_t sys = LIST ? (valid ? bsi_lu_sys<LIST>(a, wsys0 + team) : 0) : wsys0 + team;
     const int n = a.n, pivot = a.pivot;
     const float inv_n = 1.0f / (float)n;
     R *tile = reinterpret_cast<R *>(bsi_smem_raw) + warp * BSI_TILE;
@@ -189,8 +196,8 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
         } else {
             src = a.A; ks = a.va.ks; is = a.va.is; js = a.va.js; rowlines = (js == 1 && is != 1);
         }
-        if (ks == 1) { /* interleaved: direct, every load in flight at once */
-            const R *p = src + sys;
+        /* direct, every load in flight at once */
+        auto direct = [&](const R *p) {
 #pragma unroll
             for (int j = 0; j < N; j++)
 #pragma unroll
@@ -198,6 +205,11 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
                     const int r = l + s * T;
                     if (valid && r < n && j < n) m[s][j] = p[r * is + j * js];
                 }
+        };
+        if (ks == 1) { /* interleaved */
+            direct(src + sys);
+        } else if (LIST) { /* the lane's own system, wherever it is */
+            direct(src + sys * ks);
         } else if (!rowlines) { /* column lines */
             const R *base = src + wsys0 * ks;
 #pragma unroll
@@ -408,7 +420,8 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
 
     /* ---- solve, one right-hand side at a time ---- */
     const int64_t ks = a.vb.ks, is = a.vb.is, js = a.vb.js;
-    const bool bdirect = ks == 1;
+    const bool bdirect = ks == 1 || LIST;
+    const int64_t bsys = LIST ? sys * ks : sys; /* bdirect: this system's b, column 0 */
     int badb = 0;      /* a non-finite entry in B seen so far (team-uniform) */
     int firstbad = -1; /* column in which it was found */
     int finfo = OP == BSI_OP_GESV ? (bad ? BSOLVE_INFO_NONFINITE : pinfo) : pinfo;
@@ -417,7 +430,7 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
 #pragma unroll
         for (int s = 0; s < S; s++) b[s] = R(0);
         if (bdirect) {
-            const R *p = a.B + sys + c * js;
+            const R *p = a.B + bsys + c * js;
 #pragma unroll
             for (int s = 0; s < S; s++) {
                 const int r = l + s * T;
@@ -482,7 +495,7 @@ __global__ void __launch_bounds__(BSI_WARPS * 32, bsi_minblocks(N, sizeof(R))) b
             for (int s = 0; s < S; s++) b[s] = bsi_lim<R>::nan();
         }
         if (bdirect) {
-            R *p = a.B + sys + c * js;
+            R *p = a.B + bsys + c * js;
 #pragma unroll
             for (int s = 0; s < S; s++) {
                 const int r = l + s * T;
@@ -520,10 +533,17 @@ cudaError_t bsi_launch_small_nt(int op, const bsi_lu_args<R> &a, cudaStream_t st
     const bool need_tile = (op != BSI_OP_GETRF && a.vb.ks != 1) || (op != BSI_OP_GETRS && a.va.ks != 1);
     const size_t smem = need_tile ? (size_t)BSI_WARPS * BSI_TILE * sizeof(R) : 0;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    const dim3 g((unsigned)blocks), b(BSI_WARPS * 32);
     switch (op) {
-    case BSI_OP_GESV: bsi_k_small<R, N, T, BSI_OP_GESV><<<(unsigned)blocks, BSI_WARPS * 32, smem, st>>>(a); break;
-    case BSI_OP_GETRF: bsi_k_small<R, N, T, BSI_OP_GETRF><<<(unsigned)blocks, BSI_WARPS * 32, smem, st>>>(a); break;
-    default: bsi_k_small<R, N, T, BSI_OP_GETRS><<<(unsigned)blocks, BSI_WARPS * 32, smem, st>>>(a); break;
+    case BSI_OP_GESV: bsi_k_small<R, N, T, BSI_OP_GESV, false><<<g, b, smem, st>>>(a); break;
+    case BSI_OP_GETRF:
+        if (a.sel) bsi_k_small<R, N, T, BSI_OP_GETRF, true><<<g, b, smem, st>>>(a);
+        else bsi_k_small<R, N, T, BSI_OP_GETRF, false><<<g, b, smem, st>>>(a);
+        break;
+    default:
+        if (a.sel) bsi_k_small<R, N, T, BSI_OP_GETRS, true><<<g, b, smem, st>>>(a);
+        else bsi_k_small<R, N, T, BSI_OP_GETRS, false><<<g, b, smem, st>>>(a);
+        break;
     }
     return cudaGetLastError();
 }

@@ -51,7 +51,7 @@ template <typename R, int N, int OP> constexpr size_t bsm_smem()
     return (size_t)32 * N * (N + (OP == BSI_OP_GESV ? 1 : 0)) * sizeof(R);
 }
 
-template <typename R, int N, int OP>
+template <typename R, int N, int OP, bool LIST>
 __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
 {
     using L = bsi_lim<R>;
@@ -60,8 +60,9 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
     R *const sm = reinterpret_cast<R *>(bsm_raw) + threadIdx.x;
 #define BSM(i, j) sm[((j) * N + (i)) * 32]
 
-    const int64_t sys = (int64_t)blockIdx.x * 32 + threadIdx.x;
-    if (sys >= a.count) return; /* no lane talks to another */
+    const int64_t i = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    if (i >= bsi_lu_count<LIST>(a)) return; /* no lane talks to another */
+    const int64_t sys = bsi_lu_sys<LIST>(a, i);
     const int pivot = a.pivot; /* a.n == N */
 
     /* ---- load A (and b); a non-finite entry makes its accumulator NaN ---- */
@@ -219,12 +220,16 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     if (op == BSI_OP_GESV) {
         constexpr size_t smem = bsm_smem<R, N, BSI_OP_GESV>();
-        if (!bsi_smem_optin(bsm_k<R, N, BSI_OP_GESV>, smem)) return cudaErrorInvalidConfiguration;
-        bsm_k<R, N, BSI_OP_GESV><<<(unsigned)blocks, 32, smem, st>>>(a);
+        if (!bsi_smem_optin(bsm_k<R, N, BSI_OP_GESV, false>, smem)) return cudaErrorInvalidConfiguration;
+        bsm_k<R, N, BSI_OP_GESV, false><<<(unsigned)blocks, 32, smem, st>>>(a);
+    } else if (!a.sel) {
+        constexpr size_t smem = bsm_smem<R, N, BSI_OP_GETRF>();
+        if (!bsi_smem_optin(bsm_k<R, N, BSI_OP_GETRF, false>, smem)) return cudaErrorInvalidConfiguration;
+        bsm_k<R, N, BSI_OP_GETRF, false><<<(unsigned)blocks, 32, smem, st>>>(a);
     } else {
         constexpr size_t smem = bsm_smem<R, N, BSI_OP_GETRF>();
-        if (!bsi_smem_optin(bsm_k<R, N, BSI_OP_GETRF>, smem)) return cudaErrorInvalidConfiguration;
-        bsm_k<R, N, BSI_OP_GETRF><<<(unsigned)blocks, 32, smem, st>>>(a);
+        if (!bsi_smem_optin(bsm_k<R, N, BSI_OP_GETRF, true>, smem)) return cudaErrorInvalidConfiguration;
+        bsm_k<R, N, BSI_OP_GETRF, true><<<(unsigned)blocks, 32, smem, st>>>(a);
     }
     return cudaGetLastError();
 }

@@ -128,7 +128,7 @@ __device__ __forceinline__ void bst_solve(const bsi_lu_args<R> &a, const R (&A_)
     if (a.info && lane == 0) a.info[sys] = badb ? BSOLVE_INFO_NONFINITE : finfo;
 }
 
-template <typename R, int N, int OP, int PIV>
+template <typename R, int N, int OP, int PIV, bool LIST>
 __global__ void __launch_bounds__(bst_shape<N>::NT, bst_shape<N>::MINB) bst_k(const bsi_lu_args<R> a)
 {
     using SH = bst_shape<N>;
@@ -145,7 +145,9 @@ __global__ void __launch_bounds__(bst_shape<N>::NT, bst_shape<N>::MINB) bst_k(co
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
     const int tr = lane % TR, g = lane / TR, tc = w * G + g;
     const int n = a.n;
-    const int64_t sys = blockIdx.x;
+    if constexpr (LIST)
+        if (blockIdx.x >= bsi_lu_count<LIST>(a)) return; /* the whole block, before any barrier */
+    const int64_t sys = bsi_lu_sys<LIST>(a, blockIdx.x);
     if (tid == 0) s_pinfo = 0;
 
     /* ---- load: thread (tr, tc) takes its rows and columns ---- */
@@ -311,17 +313,25 @@ __global__ void __launch_bounds__(bst_shape<N>::NT, bst_shape<N>::MINB) bst_k(co
     }
 }
 
-template <typename R, int N, int OP, int PIV> cudaError_t bst_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+template <typename R, int N, int OP, int PIV, bool LIST>
+cudaError_t bst_launch_l(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     const size_t smem = bst_shape<N>::template smem<R>(OP);
-    if (!bsi_smem_optin(bst_k<R, N, OP, PIV>, smem)) {
+    if (!bsi_smem_optin(bst_k<R, N, OP, PIV, LIST>, smem)) {
         /* beyond this device's shared memory per block (FP64 gesv from
          * N = 80 on sm_75's 64 KiB): the block kernel takes the call */
         return bsi_launch_large<R>(OP, a, st);
     }
-    bst_k<R, N, OP, PIV><<<(unsigned)a.count, bst_shape<N>::NT, smem, st>>>(a);
+    bst_k<R, N, OP, PIV, LIST><<<(unsigned)a.count, bst_shape<N>::NT, smem, st>>>(a);
     return cudaGetLastError();
+}
+
+template <typename R, int N, int OP, int PIV> cudaError_t bst_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    if constexpr (OP != BSI_OP_GESV)
+        if (a.sel) return bst_launch_l<R, N, OP, PIV, true>(a, st);
+    return bst_launch_l<R, N, OP, PIV, false>(a, st);
 }
 
 /* Launch of bucket N (gesv with nrhs == 1, or getrf; PARTIAL or NONE). */

@@ -26,7 +26,9 @@
  * consecutive threads on consecutive addresses (interleaved: SB consecutive
  * systems of one entry = 8*SB contiguous bytes; column/row-major: a whole
  * matrix is contiguous), every load of a round in flight before the first
- * store; factors and solutions go out the same way.
+ * store; factors and solutions go out the same way.  With a list of
+ * systems (masked getrf, common.cuh) the block's systems are not
+ * consecutive: each is read from and written to its own place.
  *
  * Factors (getrf) keep the format of common.cuh (L in LINPACK form): the
  * multiplier of step k is written at the row's position after step k, U at
@@ -180,7 +182,7 @@ template <int W> __device__ __forceinline__ void bsw_tsync()
     else __syncthreads();
 }
 
-template <typename R, int N, int T, int OP, int PIV>
+template <typename R, int N, int T, int OP, int PIV, bool LIST>
 __global__ void __launch_bounds__(bsw_shape<R, N, T, OP>::NT, bsw_shape<R, N, T, OP>::MINB)
 bsw_k(const bsi_lu_args<R> a)
 {
@@ -200,8 +202,15 @@ bsw_k(const bsi_lu_args<R> a)
     const int l = W > 1 ? tid : (lane & (T - 1));
     const int team = W > 1 ? 0 : lane / T;
     const int sb = W > 1 ? 0 : warp * SH::MPW + team;
-    const int64_t sys0 = (int64_t)blockIdx.x * SB;
-    const int nsys = (int)min((int64_t)SB, a.count - sys0);
+    const int64_t sys0 = (int64_t)blockIdx.x * SB; /* logical systems (common.cuh) */
+    const int nsys = (int)min((int64_t)SB, bsi_lu_count<LIST>(a) - sys0);
+    if constexpr (LIST)
+        if (nsys <= 0) return; /* past the list's end: the whole block, before any barrier */
+    /* With a list, the block's systems are not consecutive: each is staged
+     * from and to its own place (per-thread or per-entry addresses), never
+     * as one run of SB systems.  gs(s): the block's system s. */
+    auto gs = [&](int s) -> int64_t { return bsi_lu_sys<LIST>(a, sys0 + s); };
+    [[maybe_unused]] const int64_t mysys = LIST && sb < nsys ? gs(sb) : 0; /* with a list: this team's system */
     const int n = a.n, nn = n * n;
     const float inv_n = 1.0f / (float)n;
     R *mys = stg + sb * SBS;
@@ -222,7 +231,9 @@ bsw_k(const bsi_lu_args<R> a)
             const int s = tid % SB, e0 = tid / SB;
             const bool ok = s < nsys;
             const int64_t step = (int64_t)ES * is;
-            const R *src = A + (int64_t)e0 * is + s;
+            const R *src;
+            if constexpr (LIST) src = a.A + (ok ? gs(s) : 0) + (int64_t)e0 * is;
+            else src = A + (int64_t)e0 * is + s;
             R *dst = stg + s * SBS + e0;
 #pragma unroll
             for (int q0 = 0; q0 < Q; q0 += QC) {
@@ -249,7 +260,10 @@ bsw_k(const bsi_lu_args<R> a)
                     const int c = bsw_div(e, inv_n), r = e - c * n; /* e = r + c*n in memory order */
                     const int i = rowlines ? c : r, j = rowlines ? r : c;
                     d[q] = (f < tot && s < nsys) ? s * SBS + i + j * n : -1;
-                    v[q] = d[q] >= 0 ? A[s * ks + i * is + j * js] : R(0);
+                    /* whole matrices in memory order, each contiguous: with a
+                     * list from each system's own place */
+                    if constexpr (LIST) v[q] = d[q] >= 0 ? a.A[gs(s) * ks + i * is + j * js] : R(0);
+                    else v[q] = d[q] >= 0 ? A[s * ks + i * is + j * js] : R(0);
                 }
 #pragma unroll
                 for (int q = 0; q < QC; q++)
@@ -368,8 +382,13 @@ bsw_k(const bsi_lu_args<R> a)
         }
         plk[k / 4] |= (uint32_t)pl << (8 * (k % 4));
         if (OP == BSI_OP_GETRF && l == 0 && sb < nsys) {
-            a.rp[k * a.fld + sys0 + sb] = (uint8_t)p;
-            a.cp[k * a.fld + sys0 + sb] = (uint8_t)q;
+            if constexpr (LIST) {
+                a.rp[k * a.fld + mysys] = (uint8_t)p;
+                a.cp[k * a.fld + mysys] = (uint8_t)q;
+            } else {
+                a.rp[k * a.fld + sys0 + sb] = (uint8_t)p;
+                a.cp[k * a.fld + sys0 + sb] = (uint8_t)q;
+            }
         }
         /* logical interchange k <-> p */
         pos = isp ? k : (pos == k ? p : pos);
@@ -427,13 +446,21 @@ bsw_k(const bsi_lu_args<R> a)
                 if (j >= pos && j < n) mys[pos + j * n] = m[j];
         }
         if (l == 0 && sb < nsys) {
-            a.info[sys0 + sb] = v;
-            a.finfo[sys0 + sb] = v;
+            a.info[LIST ? mysys : sys0 + sb] = v;
+            a.finfo[LIST ? mysys : sys0 + sb] = v;
         }
         __syncthreads();
-        R *F = a.F + sys0;
         const int tot = SB * nn;
         const int64_t fld = a.fld;
+        if constexpr (LIST) { /* a thread's entries are all of system tid % SB (NT % SB == 0) */
+            const int s = tid % SB;
+            if (s < nsys) {
+                R *F = a.F + gs(s);
+                for (int f = tid; f < tot; f += NT) F[(int64_t)(f / SB) * fld] = stg[s * SBS + f / SB];
+            }
+            return;
+        }
+        R *F = a.F + sys0;
         for (int f = tid; f < tot; f += NT) {
             const int s = f % SB, e = f / SB;
             if (s < nsys) F[(int64_t)e * fld + s] = stg[s * SBS + e];
@@ -484,19 +511,27 @@ bsw_k(const bsi_lu_args<R> a)
     }
 }
 
-template <typename R, int N, int OP, int PIV> cudaError_t bsw_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+template <typename R, int N, int OP, int PIV, bool LIST>
+cudaError_t bsw_launch_l(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     constexpr int T = bsi_lu_warp_team(N); /* lu_dispatch.cuh */
     using SH = bsw_shape<R, N, T, OP>;
     const int64_t blocks = (a.count + SH::SB - 1) / SH::SB;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     if (SH::bytes > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(bsw_k<R, N, T, OP, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)SH::bytes);
+        cudaError_t e = cudaFuncSetAttribute(bsw_k<R, N, T, OP, PIV, LIST>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SH::bytes);
         if (e != cudaSuccess) return e;
     }
-    bsw_k<R, N, T, OP, PIV><<<(unsigned)blocks, SH::NT, SH::bytes, st>>>(a);
+    bsw_k<R, N, T, OP, PIV, LIST><<<(unsigned)blocks, SH::NT, SH::bytes, st>>>(a);
     return cudaGetLastError();
+}
+
+template <typename R, int N, int OP, int PIV> cudaError_t bsw_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    if constexpr (OP != BSI_OP_GESV)
+        if (a.sel) return bsw_launch_l<R, N, OP, PIV, true>(a, st);
+    return bsw_launch_l<R, N, OP, PIV, false>(a, st);
 }
 
 /* Launch of bucket N (gesv with nrhs == 1, or getrf). */

@@ -254,10 +254,12 @@ BSOLVE_API bsolve_status bsolve_sgesv(bsolve_ctx *ctx, bsolve_pivot pivot, int64
 typedef struct bsolve_lu bsolve_lu;
 
 /* Allocates a factorization object for `batch` systems of order n in the
- * given precision and pivoting mode.  Factor into it with ?getrf as often as
- * needed: it is reused, nothing is allocated again.  A batch whose factors
- * would need more than INT64_MAX bytes is BSOLVE_EINVAL; one that does not
- * fit in memory, BSOLVE_ENOMEM. */
+ * given precision and pivoting mode.  Factor into it with ?getrf (or
+ * ?getrf_masked, some systems at a time) as often as needed: it is reused,
+ * nothing is allocated again.  It starts with no system factored (on the
+ * CUDA backend written on the context's stream, which the call waits for).
+ * A batch whose factors would need more than INT64_MAX bytes is
+ * BSOLVE_EINVAL; one that does not fit in memory, BSOLVE_ENOMEM. */
 BSOLVE_API bsolve_status bsolve_lu_create(bsolve_ctx *ctx, bsolve_precision prec,
                                           bsolve_pivot pivot, int64_t n, int64_t batch,
                                           bsolve_lu **lu);
@@ -281,6 +283,36 @@ BSOLVE_API bsolve_status bsolve_dgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int
                                        double *B, bsolve_layout lb, int32_t *info);
 BSOLVE_API bsolve_status bsolve_sgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs,
                                        float *B, bsolve_layout lb, int32_t *info);
+
+/* ?getrf and ?getrs on the systems a mask flags, for callers whose systems
+ * change a few at a time: an implicit integrator refactors only the cells
+ * whose iteration matrix was renewed and solves only the cells still
+ * iterating.  The other arguments are ?getrf's and ?getrs's.
+ *   mask   lu's batch entries, one per system: nonzero = factor (solve) this
+ *          system, 0 = leave it.  The same memory kind as the other arrays:
+ *          with device arrays on the CUDA backend, device memory, and the
+ *          call stays asynchronous (the flagged systems are listed on the
+ *          device, no count comes back to the host).
+ * A flagged system is factored (solved) exactly as ?getrf (?getrs) does it,
+ * bit for bit, its factors in its own place in lu.  A system with mask 0
+ * keeps its factors and factorization info in lu, and its B and info are
+ * left untouched: its entries of A, B and info are neither read nor written
+ * (with host memory on the CUDA backend, whole chunks of A, B and info are
+ * staged through the device: those systems' entries are read, and B and
+ * info written back unchanged).  A system that no call has factored yet has
+ * no factors: ?getrs and ?getrs_masked report BSOLVE_INFO_NONFINITE for it
+ * and a NaN solution.  Cost: about that of the calls on the flagged systems
+ * alone, plus a pass over the mask (on the CPU backend a solve takes the
+ * factors in tiles of 2..16 systems, so that it costs what solving every
+ * tile holding a flagged system costs). */
+BSOLVE_API bsolve_status bsolve_dgetrf_masked(bsolve_ctx *ctx, const double *A, bsolve_layout la, bsolve_lu *lu,
+                                              const uint8_t *mask, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgetrf_masked(bsolve_ctx *ctx, const float *A, bsolve_layout la, bsolve_lu *lu,
+                                              const uint8_t *mask, int32_t *info);
+BSOLVE_API bsolve_status bsolve_dgetrs_masked(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, double *B,
+                                              bsolve_layout lb, const uint8_t *mask, int32_t *info);
+BSOLVE_API bsolve_status bsolve_sgetrs_masked(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, float *B,
+                                              bsolve_layout lb, const uint8_t *mask, int32_t *info);
 
 /* Exports the factors in LAPACK form: LU (n x n per system, layout l, of the
  * factorization's precision: float * for s, double * for d) receives L below

@@ -40,7 +40,7 @@ template <int N, int T> static void run(double floor_bw)
     a.B = B; a.vb.ks = 1; a.vb.is = batch; a.vb.js = (int64_t)N * batch;
     a.info = info; a.count = batch; a.n = N; a.nrhs = 1; a.pivot = BSOLVE_PIVOT_PARTIAL;
     cudaFuncAttributes fa;
-    cudaFuncGetAttributes(&fa, bsi_k_small<R, N, T, BSI_OP_GESV>);
+    cudaFuncGetAttributes(&fa, bsi_k_small<R, N, T, BSI_OP_GESV, false>);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0); cudaEventCreate(&e1);
     bsi_launch_small_nt<R, N, T>(BSI_OP_GESV, a, 0);

@@ -8,9 +8,9 @@
  * 3 equivalence ratios, repeated to fill the ensemble) and integrated by a
  * variable-order BDF method with Newton iterations on I - gamma J, the
  * Jacobian frozen across iterations and steps (samples/chem/bdf.h); every
- * sweep over the cells factors the iteration matrices in one bsolve_dgetrf
- * and solves each Newton iteration in one bsolve_dgetrs
- * (samples/chem/ensemble.h).  It prints each case's ignition delay (time
+ * sweep over the cells factors the iteration matrices that changed in one
+ * bsolve_dgetrf_masked and solves each Newton iteration of the cells still
+ * iterating in one bsolve_dgetrs_masked (samples/chem/ensemble.h).  It prints each case's ignition delay (time
  * of the largest dT/dt) against Cantera's, the throughput in cell-steps per
  * second, and where the time went.  Exit status 1 if a cell failed or a
  * delay is off by more than the tolerance (-e).

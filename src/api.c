@@ -103,7 +103,7 @@ static bsolve_status gesv(bsolve_ctx *ctx, bsolve_precision prec, const char *fn
     const void *const p[3] = {A, B, info};
     if (nblk > 1 && !bsi_host_arrays(ctx, p, 3)) nblk = 1; /* device memory: no workspace grows with nrhs */
     if (nblk == 1) return gesv_run(ctx, &g, B, nrhs, info);
-    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, n, es, info, gesv_block, (void *)&g);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, n, es, NULL, info, gesv_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgesv(bsolve_ctx *ctx, bsolve_pivot pivot, int64_t n, int64_t nrhs, int64_t batch,
@@ -172,33 +172,47 @@ bsolve_precision bsolve_lu_precision(const bsolve_lu *lu) { return lu ? lu->prec
 
 /* ---- getrf / getrs / export -------------------------------------------- */
 
+/* getrf, and getrf_masked with mask (NULL: every system). */
 static bsolve_status getrf(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, const void *A,
-                           bsolve_layout la, bsolve_lu *lu, int32_t *info)
+                           bsolve_layout la, bsolve_lu *lu, const uint8_t *mask, int masked, int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, prec, 0));
     TRY(bsi_check_layout(ctx, fn, "A", la, lu->n, lu->n, lu->batch, bsi_elem_size(lu->prec)));
     if (lu->batch > 0) {
         TRY(bsi_check_ptr(ctx, fn, "A", A));
+        if (masked) TRY(bsi_check_ptr(ctx, fn, "mask", mask));
         TRY(bsi_check_ptr(ctx, fn, "info", info));
     }
     ctx->msg[0] = '\0';
     bsolve_status s = BSOLVE_SUCCESS;
     if (lu->batch > 0)
-        s = ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_getrf(ctx, A, la, lu, info)
-                                                : bsi_cpu_getrf(ctx, A, la, lu, info);
+        s = ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_getrf(ctx, A, la, lu, mask, info)
+                                                : bsi_cpu_getrf(ctx, A, la, lu, mask, info);
     if (s == BSOLVE_SUCCESS) lu->factored = 1;
     return s;
 }
 
 bsolve_status bsolve_dgetrf(bsolve_ctx *ctx, const double *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
 {
-    return getrf(ctx, BSOLVE_PREC_D, "bsolve_dgetrf", A, la, lu, info);
+    return getrf(ctx, BSOLVE_PREC_D, "bsolve_dgetrf", A, la, lu, NULL, 0, info);
 }
 
 bsolve_status bsolve_sgetrf(bsolve_ctx *ctx, const float *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
 {
-    return getrf(ctx, BSOLVE_PREC_S, "bsolve_sgetrf", A, la, lu, info);
+    return getrf(ctx, BSOLVE_PREC_S, "bsolve_sgetrf", A, la, lu, NULL, 0, info);
+}
+
+bsolve_status bsolve_dgetrf_masked(bsolve_ctx *ctx, const double *A, bsolve_layout la, bsolve_lu *lu,
+                                   const uint8_t *mask, int32_t *info)
+{
+    return getrf(ctx, BSOLVE_PREC_D, "bsolve_dgetrf_masked", A, la, lu, mask, 1, info);
+}
+
+bsolve_status bsolve_sgetrf_masked(bsolve_ctx *ctx, const float *A, bsolve_layout la, bsolve_lu *lu,
+                                   const uint8_t *mask, int32_t *info)
+{
+    return getrf(ctx, BSOLVE_PREC_S, "bsolve_sgetrf_masked", A, la, lu, mask, 1, info);
 }
 
 /* A getrs call's arguments, for its column blocks. */
@@ -208,50 +222,68 @@ typedef struct {
     bsolve_layout lb;
     bsi_strides sb;
     size_t es;
+    const uint8_t *mask;
 } getrs_args;
 
 static bsolve_status getrs_run(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
-                               int32_t *info)
+                               const uint8_t *mask, int32_t *info)
 {
-    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_getrs(ctx, lu, nrhs, B, lb, info)
-                                               : bsi_cpu_getrs(ctx, lu, nrhs, B, lb, info);
+    return ctx->backend == BSOLVE_BACKEND_CUDA ? bsi_cuda_getrs(ctx, lu, nrhs, B, lb, mask, info)
+                                               : bsi_cpu_getrs(ctx, lu, nrhs, B, lb, mask, info);
 }
 
 static bsolve_status getrs_block(bsolve_ctx *ctx, void *arg, int64_t j0, int64_t nb, int32_t *info)
 {
     const getrs_args *g = arg;
-    return getrs_run(ctx, g->lu, nb, g->B + j0 * g->sb.js * (int64_t)g->es, g->lb, info);
+    return getrs_run(ctx, g->lu, nb, g->B + j0 * g->sb.js * (int64_t)g->es, g->lb, g->mask, info);
 }
 
+/* getrs, and getrs_masked with mask (NULL: every system). */
 static bsolve_status getrs(bsolve_ctx *ctx, bsolve_precision prec, const char *fn, const bsolve_lu *lu,
-                           int64_t nrhs, void *B, bsolve_layout lb, int32_t *info)
+                           int64_t nrhs, void *B, bsolve_layout lb, const uint8_t *mask, int masked, int32_t *info)
 {
     if (!ctx) return BSOLVE_ENULL;
     TRY(check_lu(ctx, fn, lu, prec, 1));
     const size_t es = bsi_elem_size(lu->prec);
     TRY(bsi_check_nrhs(ctx, fn, nrhs));
     TRY(bsi_check_layout(ctx, fn, "B", lb, lu->n, nrhs, lu->batch, es));
-    if (lu->batch > 0) TRY(bsi_check_ptr(ctx, fn, "B", B));
+    if (lu->batch > 0) {
+        TRY(bsi_check_ptr(ctx, fn, "B", B));
+        if (masked) TRY(bsi_check_ptr(ctx, fn, "mask", mask));
+    }
     ctx->msg[0] = '\0';
     if (lu->batch == 0) return BSOLVE_SUCCESS;
-    const getrs_args g = {lu, B, lb, bsi_layout_strides(lb, lu->n), es};
+    const getrs_args g = {lu, B, lb, bsi_layout_strides(lb, lu->n), es, mask};
     int64_t nblk = bsi_rhs_blocks(ctx, lu->n, nrhs, es);
-    const void *const p[2] = {B, info};
-    if (nblk > 1 && !bsi_host_arrays(ctx, p, 2)) nblk = 1;
-    if (nblk == 1) return getrs_run(ctx, lu, nrhs, B, lb, info);
-    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, lu->batch, B, g.sb, lu->n, es, info, getrs_block, (void *)&g);
+    const void *const p[3] = {B, info, mask};
+    if (nblk > 1 && !bsi_host_arrays(ctx, p, 3)) nblk = 1;
+    if (nblk == 1) return getrs_run(ctx, lu, nrhs, B, lb, mask, info);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, lu->batch, B, g.sb, lu->n, es, mask, info, getrs_block,
+                           (void *)&g);
 }
 
 bsolve_status bsolve_dgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, double *B, bsolve_layout lb,
                             int32_t *info)
 {
-    return getrs(ctx, BSOLVE_PREC_D, "bsolve_dgetrs", lu, nrhs, B, lb, info);
+    return getrs(ctx, BSOLVE_PREC_D, "bsolve_dgetrs", lu, nrhs, B, lb, NULL, 0, info);
 }
 
 bsolve_status bsolve_sgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, float *B, bsolve_layout lb,
                             int32_t *info)
 {
-    return getrs(ctx, BSOLVE_PREC_S, "bsolve_sgetrs", lu, nrhs, B, lb, info);
+    return getrs(ctx, BSOLVE_PREC_S, "bsolve_sgetrs", lu, nrhs, B, lb, NULL, 0, info);
+}
+
+bsolve_status bsolve_dgetrs_masked(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, double *B,
+                                   bsolve_layout lb, const uint8_t *mask, int32_t *info)
+{
+    return getrs(ctx, BSOLVE_PREC_D, "bsolve_dgetrs_masked", lu, nrhs, B, lb, mask, 1, info);
+}
+
+bsolve_status bsolve_sgetrs_masked(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, float *B,
+                                   bsolve_layout lb, const uint8_t *mask, int32_t *info)
+{
+    return getrs(ctx, BSOLVE_PREC_S, "bsolve_sgetrs_masked", lu, nrhs, B, lb, mask, 1, info);
 }
 
 bsolve_status bsolve_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l, int32_t *ipiv,

@@ -99,7 +99,7 @@ static bsolve_status gtsv(bsolve_ctx *ctx, bsolve_precision prec, const char *fn
     /* The CUDA backend stages B whole and sizes nothing by nrhs: one call. */
     const int64_t nblk = ctx->backend == BSOLVE_BACKEND_CUDA ? 1 : bsi_rhs_blocks(ctx, m, nrhs, es);
     if (nblk == 1) return gtsv_run(ctx, &g, B, nrhs, info);
-    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, m, es, info, gtsv_block, (void *)&g);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, m, es, NULL, info, gtsv_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgtsv(bsolve_ctx *ctx, bsolve_gtsv_method method, int64_t m, int64_t nrhs, int64_t batch,
@@ -238,7 +238,7 @@ static bsolve_status gttrs(bsolve_ctx *ctx, bsolve_precision prec, const char *f
     const gttrs_args g = {gt, B, lb, bsi_tlayout_strides(lb, gt->m), es};
     const int64_t nblk = ctx->backend == BSOLVE_BACKEND_CUDA ? 1 : bsi_rhs_blocks(ctx, gt->m, nrhs, es);
     if (nblk == 1) return gttrs_run(ctx, gt, nrhs, B, lb, info);
-    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, gt->batch, B, g.sb, gt->m, es, info, gttrs_block, (void *)&g);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, gt->batch, B, g.sb, gt->m, es, NULL, info, gttrs_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgttrs(bsolve_ctx *ctx, const bsolve_gt *gt, int64_t nrhs, double *B, bsolve_tlayout lb,

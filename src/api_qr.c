@@ -95,7 +95,7 @@ static bsolve_status gels(bsolve_ctx *ctx, bsolve_precision prec, const char *fn
     const void *const p[3] = {A, B, info};
     if (nblk > 1 && !bsi_host_arrays(ctx, p, 3)) nblk = 1; /* device memory: no workspace grows with nrhs */
     if (nblk == 1) return gels_run(ctx, &g, B, nrhs, info);
-    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, m, es, info, gels_block, (void *)&g);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, batch, B, g.sb, m, es, NULL, info, gels_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgels(bsolve_ctx *ctx, int64_t m, int64_t n, int64_t nrhs, int64_t batch, const double *A,
@@ -230,7 +230,7 @@ static bsolve_status geqrs(bsolve_ctx *ctx, bsolve_precision prec, const char *f
     const void *const p[2] = {B, info};
     if (nblk > 1 && !bsi_host_arrays(ctx, p, 2)) nblk = 1;
     if (nblk == 1) return geqrs_run(ctx, qr, nrhs, B, lb, info);
-    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, qr->batch, B, g.sb, qr->m, es, info, geqrs_block, (void *)&g);
+    return bsi_rhs_blocked(ctx, fn, nblk, nrhs, qr->batch, B, g.sb, qr->m, es, NULL, info, geqrs_block, (void *)&g);
 }
 
 bsolve_status bsolve_dgeqrs(bsolve_ctx *ctx, const bsolve_qr *qr, int64_t nrhs, double *B, bsolve_layout lb,

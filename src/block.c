@@ -62,8 +62,8 @@ static void nan_fill(void *B, bsi_strides sb, int64_t r, int64_t nrhs, size_t es
 }
 
 bsolve_status bsi_rhs_blocked(bsolve_ctx *ctx, const char *fn, int64_t nblocks, int64_t nrhs, int64_t batch,
-                              void *B, bsi_strides sb, int64_t r, size_t es, int32_t *info, bsi_rhs_fn solve,
-                              void *arg)
+                              void *B, bsi_strides sb, int64_t r, size_t es, const uint8_t *mask, int32_t *info,
+                              bsi_rhs_fn solve, void *arg)
 {
     /* per system: the merged info (unless the caller's info takes it), one
      * block's info, and whether some block solved it (info 0) */
@@ -83,9 +83,10 @@ bsolve_status bsi_rhs_blocked(bsolve_ctx *ctx, const char *fn, int64_t nblocks, 
         const bsolve_status s = solve(ctx, arg, j0, nb, out);
         if (s != BSOLVE_SUCCESS) return s;
         if (q == 0)
-            for (int64_t k = 0; k < batch; k++) solved[k] = acc[k] == 0;
+            for (int64_t k = 0; k < batch; k++) solved[k] = (!mask || mask[k]) && acc[k] == 0;
         else
             for (int64_t k = 0; k < batch; k++) {
+                if (mask && !mask[k]) continue;
                 solved[k] |= blk[k] == 0;
                 acc[k] = merge_info(acc[k], blk[k]);
             }
@@ -93,6 +94,6 @@ bsolve_status bsi_rhs_blocked(bsolve_ctx *ctx, const char *fn, int64_t nblocks, 
     /* a system that failed in one block (a NaN in its B there) but was
      * solved in another: NaN-fill it whole, as one call would have */
     for (int64_t k = 0; k < batch; k++)
-        if (acc[k] != 0 && solved[k]) nan_fill(B, sb, r, nrhs, es, k);
+        if ((!mask || mask[k]) && acc[k] != 0 && solved[k]) nan_fill(B, sb, r, nrhs, es, k);
     return BSOLVE_SUCCESS;
 }

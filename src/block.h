@@ -63,10 +63,11 @@ typedef bsolve_status (*bsi_rhs_fn)(bsolve_ctx *ctx, void *arg, int64_t j0, int6
  * each, es bytes, strides sb; host memory), then gives info (may be NULL)
  * and B what one call would: a system's info is BSOLVE_INFO_NONFINITE if a
  * block reported it, else the (common) info of the blocks, and every column
- * of a system whose info is not 0 is NaN.  Needs 9 bytes per system of the
- * context's front-end scratch. */
+ * of a system whose info is not 0 is NaN.  mask (host memory, may be NULL):
+ * solve() leaves the systems with mask 0 alone, and so does the merging.
+ * Needs 9 bytes per system of the context's front-end scratch. */
 bsolve_status bsi_rhs_blocked(bsolve_ctx *ctx, const char *fn, int64_t nblocks, int64_t nrhs, int64_t batch,
-                              void *B, bsi_strides sb, int64_t r, size_t es, int32_t *info, bsi_rhs_fn solve,
-                              void *arg);
+                              void *B, bsi_strides sb, int64_t r, size_t es, const uint8_t *mask, int32_t *info,
+                              bsi_rhs_fn solve, void *arg);
 
 #endif

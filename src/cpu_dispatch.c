@@ -116,15 +116,16 @@ void bsi_cpu_lu_free(bsolve_lu *lu)
     if (lu->cpu) lu->cpu->lu_free(lu);
 }
 
-bsolve_status bsi_cpu_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
+bsolve_status bsi_cpu_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, const uint8_t *mask,
+                            int32_t *info)
 {
-    return lu->cpu->getrf(ctx, A, la, lu, info);
+    return lu->cpu->getrf(ctx, A, la, lu, mask, info);
 }
 
 bsolve_status bsi_cpu_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
-                            int32_t *info)
+                            const uint8_t *mask, int32_t *info)
 {
-    return lu->cpu->getrs(ctx, lu, nrhs, B, lb, info);
+    return lu->cpu->getrs(ctx, lu, nrhs, B, lb, mask, info);
 }
 
 bsolve_status bsi_cpu_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l, int32_t *ipiv,

@@ -67,6 +67,10 @@ int bsi_cpu_isa_runs(int isa);
 #define bsi_pack_s BSI_ISA_NAME(bsi_pack_s)
 #define bsi_unpack_d BSI_ISA_NAME(bsi_unpack_d)
 #define bsi_unpack_s BSI_ISA_NAME(bsi_unpack_s)
+#define bsi_pack_sel_d BSI_ISA_NAME(bsi_pack_sel_d)
+#define bsi_pack_sel_s BSI_ISA_NAME(bsi_pack_sel_s)
+#define bsi_unpack_sel_d BSI_ISA_NAME(bsi_unpack_sel_d)
+#define bsi_unpack_sel_s BSI_ISA_NAME(bsi_unpack_sel_s)
 /* The level's table (cpu_kernels.h). */
 #define bsi_cpu_kernels_here BSI_ISA_NAME(bsi_cpu_kernels)
 #endif

@@ -20,8 +20,9 @@ struct bsi_cpu_kernels {
                           bsolve_layout, void *, bsolve_layout, int32_t *);
     bsolve_status (*lu_alloc)(bsolve_ctx *, bsolve_lu *);
     void (*lu_free)(bsolve_lu *);
-    bsolve_status (*getrf)(bsolve_ctx *, const void *, bsolve_layout, bsolve_lu *, int32_t *);
-    bsolve_status (*getrs)(bsolve_ctx *, const bsolve_lu *, int64_t, void *, bsolve_layout, int32_t *);
+    bsolve_status (*getrf)(bsolve_ctx *, const void *, bsolve_layout, bsolve_lu *, const uint8_t *, int32_t *);
+    bsolve_status (*getrs)(bsolve_ctx *, const bsolve_lu *, int64_t, void *, bsolve_layout, const uint8_t *,
+                           int32_t *);
     bsolve_status (*lu_export)(bsolve_ctx *, const bsolve_lu *, void *, bsolve_layout, int32_t *, int32_t *);
     bsolve_status (*convert)(bsolve_ctx *, bsolve_precision, int64_t, int64_t, int64_t, const void *, bsolve_layout,
                              void *, bsolve_layout);

@@ -149,10 +149,13 @@ bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot
                             bsolve_layout la, void *B, bsolve_layout lb, int32_t *info);
 bsolve_status bsi_cuda_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu); /* fills factors/piv/info/ld */
 void bsi_cuda_lu_free(bsolve_lu *lu);
+/* getrf and getrs; with a mask (NULL: every system), only the flagged ones
+ * (bsolve_?getrf_masked, bsolve_?getrs_masked), the mask in the arrays'
+ * memory kind. */
 bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu,
-                             int32_t *info);
+                             const uint8_t *mask, int32_t *info);
 bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B,
-                             bsolve_layout lb, int32_t *info);
+                             bsolve_layout lb, const uint8_t *mask, int32_t *info);
 bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,
                                  int32_t *ipiv, int32_t *jpiv);
 

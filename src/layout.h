@@ -47,6 +47,20 @@ void bsi_unpack_d(const double *tiles, int64_t ts, double *dst, bsolve_layout ld
 void bsi_unpack_s(const float *tiles, int64_t ts, float *dst, bsolve_layout ld, int r, int c, int64_t k0,
                   int count);
 
+/* The same for chosen systems (the masked LU calls): lane s of the tiles
+ * holds system idx[s] of src, s < count (<= BSI_CHUNK_MAX); idx[s] = -1
+ * leaves lane s empty, filled like the lanes past count (identity or
+ * zeros), its nonfinite[s] 0.  The other systems of src are not read; the
+ * unpack writes only the systems listed. */
+void bsi_pack_sel_d(double *tiles, int64_t ts, const double *src, bsolve_layout ls, int r, int c,
+                    const int64_t *idx, int count, int pad_identity, int32_t *nonfinite);
+void bsi_pack_sel_s(float *tiles, int64_t ts, const float *src, bsolve_layout ls, int r, int c,
+                    const int64_t *idx, int count, int pad_identity, int32_t *nonfinite);
+void bsi_unpack_sel_d(const double *tiles, int64_t ts, double *dst, bsolve_layout ld, int r, int c,
+                      const int64_t *idx, int count);
+void bsi_unpack_sel_s(const float *tiles, int64_t ts, float *dst, bsolve_layout ld, int r, int c,
+                      const int64_t *idx, int count);
+
 /* Software prefetch of a later chunk's interleaved input, a few entries at
  * a time while the current chunk is solved.  Each entry (i, j) of a chunk
  * is a run of chunk * esize bytes in another page, too short (a few cache

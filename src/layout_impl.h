@@ -116,6 +116,70 @@ void FN(bsi_unpack)(const real *restrict tiles, int64_t ts, real *restrict dst, 
     }
 }
 
+/* Chosen systems (layout.h).  Interleaved input entry by entry over the
+ * lanes, so that lanes whose systems are neighbours share the cache lines
+ * of each entry; the other layouts system by system, each contiguous. */
+void FN(bsi_pack_sel)(real *restrict tiles, int64_t ts, const real *restrict src, bsolve_layout ls, int r, int c,
+                      const int64_t *restrict idx, int count, int pad_identity, int32_t *restrict nonfinite)
+{
+    real probe[BSI_CHUNK_MAX];
+    const int slots = (count + BSI_W - 1) / BSI_W * BSI_W;
+#define LANE(sy) ((int64_t)((sy) / BSI_W) * ts + (sy) % BSI_W)
+    for (int s = 0; s < slots; s++) probe[s] = 0;
+    if (ls.kind == BSOLVE_INTERLEAVED) {
+        for (int e = 0; e < r * c; e++) {
+            const real *s = src + (int64_t)e * ls.ld;
+            real *d = tiles + (int64_t)e * BSI_W;
+            const real pad = pad_identity && e % r == e / r ? 1 : 0;
+            for (int sy = 0; sy < slots; sy++) {
+                const int64_t k = sy < count ? idx[sy] : -1;
+                const real v = k >= 0 ? s[k] : pad;
+                d[LANE(sy)] = v;
+                probe[sy] += v * 0;
+            }
+        }
+    } else {
+        const int col = ls.kind == BSOLVE_COL_MAJOR;
+        for (int sy = 0; sy < slots; sy++) {
+            const int64_t k = sy < count ? idx[sy] : -1;
+            real *d = tiles + LANE(sy);
+            real p = 0;
+            for (int j = 0; j < c; j++)
+                for (int i = 0; i < r; i++) {
+                    const real v = k < 0 ? ((pad_identity && i == j) ? 1 : 0)
+                                         : src[k * ls.stride + (col ? i + j * ls.ld : i * ls.ld + j)];
+                    d[(i + j * r) * BSI_W] = v;
+                    p += v * 0;
+                }
+            probe[sy] = p;
+        }
+    }
+    for (int s = 0; s < count; s++) nonfinite[s] = probe[s] != probe[s];
+}
+
+void FN(bsi_unpack_sel)(const real *restrict tiles, int64_t ts, real *restrict dst, bsolve_layout ld, int r, int c,
+                        const int64_t *restrict idx, int count)
+{
+    if (ld.kind == BSOLVE_INTERLEAVED) {
+        for (int e = 0; e < r * c; e++) {
+            real *d = dst + (int64_t)e * ld.ld;
+            const real *s = tiles + (int64_t)e * BSI_W;
+            for (int sy = 0; sy < count; sy++)
+                if (idx[sy] >= 0) d[idx[sy]] = s[LANE(sy)];
+        }
+        return;
+    }
+    const int col = ld.kind == BSOLVE_COL_MAJOR;
+    for (int sy = 0; sy < count; sy++) {
+        if (idx[sy] < 0) continue;
+        real *d = dst + idx[sy] * ld.stride;
+        const real *s = tiles + LANE(sy);
+        for (int j = 0; j < c; j++)
+            for (int i = 0; i < r; i++) d[col ? i + j * ld.ld : i * ld.ld + j] = s[(i + j * r) * BSI_W];
+    }
+#undef LANE
+}
+
 static bsolve_status FN(convert)(bsolve_ctx *ctx, int64_t r, int64_t c, int64_t batch, const real *src,
                                  bsolve_layout ls, real *dst, bsolve_layout ld)
 {

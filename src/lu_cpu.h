@@ -25,9 +25,11 @@ bsolve_status bsi_cpu_gesv(bsolve_ctx *ctx, bsolve_precision prec, bsolve_pivot 
                            bsolve_layout lb, int32_t *info);
 bsolve_status bsi_cpu_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu);
 void bsi_cpu_lu_free(bsolve_lu *lu);
-bsolve_status bsi_cpu_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, int32_t *info);
-bsolve_status bsi_cpu_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
+/* getrf and getrs; with a mask (NULL: every system), only the flagged ones. */
+bsolve_status bsi_cpu_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, const uint8_t *mask,
                             int32_t *info);
+bsolve_status bsi_cpu_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B, bsolve_layout lb,
+                            const uint8_t *mask, int32_t *info);
 bsolve_status bsi_cpu_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l, int32_t *ipiv,
                                 int32_t *jpiv);
 bsolve_status bsi_cpu_convert(bsolve_ctx *ctx, bsolve_precision prec, int64_t r, int64_t c, int64_t batch,

@@ -550,6 +550,12 @@ static bsolve_status FN(lu_alloc)(bsolve_ctx *ctx, bsolve_lu *lu)
         return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_lu_create: out of memory for %lld systems of order %lld",
                         (long long)lu->batch, (long long)lu->n);
     }
+    /* No system factored yet: getrs gives them info NONFINITE (and NaN)
+     * until a getrf, masked or not, factors them; pivots in range, so that
+     * solving such a tile reads nothing outside it. */
+    memset(lu->rowpiv, 0, (size_t)lu->n * BSI_W * nt);
+    memset(lu->colpiv, 0, (size_t)lu->n * BSI_W * nt);
+    for (int64_t k = 0; k < lu->batch; k++) lu->info[k] = BSOLVE_INFO_NONFINITE;
     lu->ld = ntiles * BSI_W;
     return BSOLVE_SUCCESS;
 }
@@ -586,8 +592,87 @@ static bsolve_status FN(getrf)(bsolve_ctx *ctx, const real *A, bsolve_layout la,
     return BSOLVE_SUCCESS;
 }
 
+/* Lane l of the factor tile T and its pivots rp, cp (n*W each) to lane m of
+ * the factorization's tile D and pivots drp, dcp: entries, reciprocal
+ * pivots, and the pivots the mode keeps. */
+static void FN(copy_lane)(int n, bsolve_pivot pivot, const real *T, const uint8_t *rp, const uint8_t *cp, int l,
+                          real *D, uint8_t *drp, uint8_t *dcp, int m)
+{
+    const int64_t ne = FT(n) / BSI_W;
+    for (int64_t e = 0; e < ne; e++) D[e * BSI_W + m] = T[e * BSI_W + l];
+    for (int k = 0; k < n; k++) {
+        if (pivot != BSOLVE_PIVOT_NONE) drp[k * BSI_W + m] = rp[k * BSI_W + l];
+        if (pivot == BSOLVE_PIVOT_FULL) dcp[k * BSI_W + m] = cp[k * BSI_W + l];
+    }
+}
+
+/* getrf of the flagged systems: chunks of them packed densely into tiles of
+ * the workspace (mask_ranks), factored there, and each lane copied to its
+ * system's slot in lu.  Factoring in place would factor whole tiles of lu,
+ * most of whose lanes are not flagged when few are; the copy costs n^2 + n
+ * loads and stores per system against the factorization's n^3/3 FMAs. */
+static bsolve_status FN(getrf_masked)(bsolve_ctx *ctx, const real *A, bsolve_layout la, bsolve_lu *lu,
+                                      const uint8_t *mask, int32_t *info)
+{
+    const int n = (int)lu->n;
+    const int64_t batch = lu->batch, nb = mask_blocks(batch);
+    const int S = bsi_chunk_cap(bsi_chunk_systems(n, n, BSI_W, sizeof(real), la.kind == BSOLVE_INTERLEAVED), BSI_W,
+                                batch, 0);
+    const int nt = S / BSI_W;
+    const size_t spre = ((size_t)(nb + 1) * sizeof(int64_t) + 63) / 64 * 64,
+                 sf = (size_t)nt * FT(n) * sizeof(real), per = sf + ((size_t)2 * n * BSI_W * nt + 63) / 64 * 64;
+    const int nmax = bsi_cpu_threads(ctx, (batch + S - 1) / S);
+    char *ws = bsi_workspace(ctx, spre + per * nmax);
+    if (!ws)
+        return bsi_fail(ctx, BSOLVE_ENOMEM, "bsolve_getrf_masked: out of memory for a %zu-byte workspace",
+                        spre + per * nmax);
+    int64_t *pre = (int64_t *)ws;
+    const int64_t nsel = mask_prefix(mask, batch, pre, bsi_cpu_threads(ctx, nb));
+    const int64_t nchunks = (nsel + S - 1) / S;
+    const int nth = bsi_cpu_threads(ctx, nchunks);
+    real *F = lu->factors;
+    uint8_t *RP = lu->rowpiv, *CP = lu->colpiv;
+#pragma omp parallel num_threads(nth)
+    {
+        char *my = ws + spre + per * omp_get_thread_num();
+        real *T = (real *)my;
+        uint8_t *rp = (uint8_t *)(my + sf), *cp = rp + (size_t)n * BSI_W * nt;
+        int64_t idx[BSI_CHUNK_MAX];
+        int32_t nf[BSI_CHUNK_MAX];
+#pragma omp for schedule(static)
+        for (int64_t ch = 0; ch < nchunks; ch++) {
+            const int64_t r0 = ch * S;
+            const int cnt = nsel - r0 < S ? (int)(nsel - r0) : S;
+            mask_ranks(mask, pre, nb, r0, cnt, idx);
+            FN(bsi_pack_sel)(T, FT(n), A, la, n, n, idx, cnt, 1, nf);
+            for (int t = 0; t * BSI_W < cnt; t++) {
+                real *Tt = T + FT(n) * t;
+                uint8_t *rpt = rp + (int64_t)n * BSI_W * t, *cpt = cp + (int64_t)n * BSI_W * t;
+                const vreal zinfo = FN(getrf_tile)(n, lu->pivot, Tt, (vreal *)(Tt + (int64_t)n * n * BSI_W), rpt, cpt);
+                for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) {
+                    const int s = t * BSI_W + l;
+                    const int64_t k = idx[s], tk = k / BSI_W;
+                    FN(copy_lane)(n, lu->pivot, Tt, rpt, cpt, l, F + FT(n) * tk, RP + (int64_t)n * BSI_W * tk,
+                                  CP + (int64_t)n * BSI_W * tk, (int)(k % BSI_W));
+                    const int32_t v = nf[s] ? BSOLVE_INFO_NONFINITE : (int32_t)zinfo[l];
+                    lu->info[k] = v;
+                    info[k] = v;
+                }
+            }
+        }
+    }
+    return BSOLVE_SUCCESS;
+}
+
+/* getrs, of every system (mask NULL) or of the flagged ones.  The factors
+ * stay where they are, a tile of W systems per SIMD vector: a masked solve
+ * solves every tile that holds a flagged system, the other lanes' B read as
+ * zeros and their results dropped.  Gathering flagged lanes into full tiles
+ * would not save memory traffic (a tile's entry (i, j) is one cache line at
+ * AVX-512's width, whichever lanes are wanted), which is what a solve
+ * costs. */
 static bsolve_status FN(getrs)(bsolve_ctx *ctx, const bsolve_lu *lu, int nrhs, real *B, bsolve_layout lb,
-                               int32_t *info)
+                               const uint8_t *mask, int32_t *info)
 {
     const int n = (int)lu->n;
     const int64_t batch = lu->batch, tsb = (int64_t)n * nrhs * BSI_W;
@@ -601,12 +686,27 @@ static bsolve_status FN(getrs)(bsolve_ctx *ctx, const bsolve_lu *lu, int nrhs, r
     {
         real *TB = (real *)(ws + per * omp_get_thread_num());
         int32_t nfb[BSI_CHUNK_MAX], nf[BSI_W], linfo[BSI_W];
+        int64_t idx[BSI_CHUNK_MAX]; /* masked: the chunk's systems, -1 where not flagged */
+        int live[BSI_CHUNK_MAX / BSI_W];
 #pragma omp for schedule(static)
         for (int64_t ch = 0; ch < pl.nchunks; ch++) {
             const int64_t k0 = ch * pl.S, t0 = k0 / BSI_W;
             const int cnt = batch - k0 < pl.S ? (int)(batch - k0) : pl.S;
-            FN(bsi_pack)(TB, tsb, B, lb, n, nrhs, k0, cnt, 0, nfb);
+            if (mask) {
+                int any = 0;
+                for (int t = 0; t * BSI_W < cnt; t++) live[t] = 0;
+                for (int s = 0; s < cnt; s++) {
+                    idx[s] = mask[k0 + s] ? k0 + s : -1;
+                    live[s / BSI_W] |= mask[k0 + s] != 0;
+                    any |= mask[k0 + s] != 0;
+                }
+                if (!any) continue;
+                FN(bsi_pack_sel)(TB, tsb, B, lb, n, nrhs, idx, cnt, 0, nfb);
+            } else {
+                FN(bsi_pack)(TB, tsb, B, lb, n, nrhs, k0, cnt, 0, nfb);
+            }
             for (int t = 0; t * BSI_W < cnt; t++) {
+                if (mask && !live[t]) continue;
                 const real *T = F + FT(n) * (t0 + t);
                 real *X = TB + t * tsb;
                 FN(getrs_tile)(n, lu->pivot, T, (const vreal *)(T + (int64_t)n * n * BSI_W), RP + (int64_t)n * BSI_W * (t0 + t),
@@ -619,9 +719,11 @@ static bsolve_status FN(getrs)(bsolve_ctx *ctx, const bsolve_lu *lu, int nrhs, r
                 }
                 FN(verdict)(n, nrhs, nf, finfo, X, linfo);
                 if (info)
-                    for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++) info[k0 + t * BSI_W + l] = linfo[l];
+                    for (int l = 0; l < BSI_W && t * BSI_W + l < cnt; l++)
+                        if (!mask || idx[t * BSI_W + l] >= 0) info[k0 + t * BSI_W + l] = linfo[l];
             }
-            FN(bsi_unpack)(TB, tsb, B, lb, n, nrhs, k0, cnt);
+            if (mask) FN(bsi_unpack_sel)(TB, tsb, B, lb, n, nrhs, idx, cnt);
+            else FN(bsi_unpack)(TB, tsb, B, lb, n, nrhs, k0, cnt);
         }
     }
     return BSOLVE_SUCCESS;

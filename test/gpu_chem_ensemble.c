@@ -170,6 +170,11 @@ static void mech_runs(const char *name, bsolve_ctx *gpu, bsolve_ctx *cpu)
     CHECK(ri.st.getrf_calls > 0 && ri.st.getrs_calls > ri.st.getrf_calls && ri.st.factors_needed > 0,
           "%s: %ld getrf, %ld getrs calls, %ld factors needed", what, ri.st.getrf_calls, ri.st.getrs_calls,
           ri.st.factors_needed);
+    /* masked calls: the cells that need them, not every slot every time */
+    CHECK(ri.st.solves_done == ri.st.solves_needed && ri.st.factors_done >= ri.st.factors_needed &&
+              ri.st.factors_done < 36 * ri.st.getrf_calls,
+          "%s: %ld systems solved for %ld iterating, %ld factored for %ld needed in %ld calls", what,
+          ri.st.solves_done, ri.st.solves_needed, ri.st.factors_done, ri.st.factors_needed, ri.st.getrf_calls);
     printf("%s, 36 cells: worst relative delay difference %.2e from Cantera, %.2e from the CPU; %ld steps (CPU %ld), "
            "%ld sweeps\n",
            what, wi, wc, si, sc, ri.st.sweeps);

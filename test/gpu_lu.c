@@ -64,37 +64,6 @@ static bsolve_status getrs(bsolve_ctx *c, int dbl, bsolve_lu *lu, int64_t nrhs, 
     return dbl ? bsolve_dgetrs(c, lu, nrhs, B, lb, info) : bsolve_sgetrs(c, lu, nrhs, B, lb, info);
 }
 
-/* Backward-error ratio of system k. */
-static double bwd(int n, int nrhs, int dbl, const void *A, bsolve_layout la, const void *B, const void *X,
-                  bsolve_layout lb, int64_t k)
-{
-    const double eps = dbl ? 2.220446049250313e-16 : 1.1920929e-07;
-    long double an = 0;
-    for (int i = 0; i < n; i++) {
-        long double s = 0;
-        for (int j = 0; j < n; j++) s += fabsl((long double)get(A, dbl, idx(la, n, i, j, k)));
-        if (s > an) an = s;
-    }
-    double worst = 0;
-    for (int c = 0; c < nrhs; c++) {
-        long double xn = 0, rn = 0;
-        for (int i = 0; i < n; i++) {
-            long double x = get(X, dbl, idx(lb, n, i, c, k));
-            if (!isfinite((double)x)) return INFINITY;
-            if (fabsl(x) > xn) xn = fabsl(x);
-        }
-        for (int i = 0; i < n; i++) {
-            long double r = get(B, dbl, idx(lb, n, i, c, k));
-            for (int j = 0; j < n; j++)
-                r -= (long double)get(A, dbl, idx(la, n, i, j, k)) * get(X, dbl, idx(lb, n, j, c, k));
-            if (fabsl(r) > rn) rn = fabsl(r);
-        }
-        double q = (an * xn == 0) ? (rn == 0 ? 0 : INFINITY) : (double)(rn / (n * eps * an * xn));
-        if (q > worst) worst = q;
-    }
-    return worst;
-}
-
 static const char *pvname[] = {"NONE", "PARTIAL", "FULL"};
 
 /* The inputs of a case: random entries (NONE: a dominant diagonal), a

@@ -11,8 +11,10 @@
  * factorization object has `cap` of them, assigned to the running cells in
  * order when it is made, identity matrices beyond them.  A cell keeps its
  * slot until the object shrinks (when a quarter of the slots belong to
- * cells that have finished, whose last M stays there); every getrf factors
- * every slot, but only the slots whose M changed are written.
+ * cells that have finished): the slots stay dense, so that the tiles a
+ * masked solve touches hold mostly cells still iterating.  getrf factors
+ * only the slots whose M changed (every slot after a shrink) and getrs
+ * solves only the slots of the cells still iterating: masked calls.
  */
 #include "ensemble.h"
 
@@ -53,7 +55,9 @@ typedef struct ens {
     int relayout;  /* slots to be re-assigned at the next getrf */
     bsolve_lu *lu;
     double *M, *B;
-    int32_t *info;
+    int32_t *info;  /* per slot: its last factorization's */
+    int32_t *sinfo; /* per slot: its last solve's */
+    uint8_t *mask;  /* per slot: a system of the current getrf or getrs */
     double *work; /* per thread: kinetics workspace, then an n x n Jacobian */
     size_t wlen;
     bsolve_ctx *ctx;
@@ -231,7 +235,7 @@ static int set_capacity(ens *e, int64_t cap, char *msg, size_t len)
     return ENS_OK;
 }
 
-/* One getrf over every running cell when any needs a new M. */
+/* One masked getrf of the slots whose M changed, when any cell needs a new M. */
 static int factor(ens *e, char *msg, size_t len)
 {
     const int n = e->n;
@@ -293,18 +297,20 @@ static int factor(ens *e, char *msg, size_t len)
             for (size_t k = 0; k < nn; k++)
                 e->M[(size_t)ps[i] * nn + k] = (k % (size_t)(n + 1) == 0 ? 1.0 : 0.0) - gs[i] * e->J[k * e->N + js[i]];
     }
+    memset(e->mask, 0, (size_t)e->cap);
+    for (int i = 0; i < nform; i++) e->mask[ps[i]] = 1;
     double t1 = omp_get_wtime();
-    const bsolve_status s = bsolve_dgetrf(e->ctx, e->M, la_of(e, n), e->lu, e->info);
+    const bsolve_status s = bsolve_dgetrf_masked(e->ctx, e->M, la_of(e, n), e->lu, e->mask, e->info);
     double t2 = omp_get_wtime();
     e->st->t_form += t1 - t0;
     e->st->t_factor += t2 - t1;
     if (s != BSOLVE_SUCCESS) {
-        snprintf(msg, len, "bsolve_dgetrf: %s", bsolve_ctx_message(e->ctx));
+        snprintf(msg, len, "bsolve_dgetrf_masked: %s", bsolve_ctx_message(e->ctx));
         return ENS_EBSOLVE;
     }
     e->st->getrf_calls++;
     e->st->factors_needed += needed;
-    e->st->factors_done += e->cap;
+    e->st->factors_done += nform;
     for (int a = 0; a < e->nact; a++) {
         const int c = e->act[a];
         if (e->info[e->slot[c]] != 0 && e->phase[c] == PH_ITER) {
@@ -324,33 +330,32 @@ static int newton(ens *e, char *msg, size_t len)
 #pragma omp parallel for schedule(static) num_threads(e->nthr) reduction(+ : iterating)
         for (int64_t p = 0; p < e->cap; p++) {
             const int c = e->slot_cell[p];
-            size_t inc;
-            double *b = b_slot(e, (int)p, &inc);
-            if (c >= 0 && e->phase[c] == PH_ITER) {
+            e->mask[p] = c >= 0 && e->phase[c] == PH_ITER;
+            if (e->mask[p]) {
+                size_t inc;
+                double *b = b_slot(e, (int)p, &inc);
                 bdf_newton_rhs(&e->cell[c], n, bdf_vecs_of(cell_vec(e, c), n), b, inc);
                 iterating++;
-            } else {
-                for (int i = 0; i < n; i++) b[(size_t)i * inc] = 0;
             }
         }
         if (!iterating) break;
         double t1 = omp_get_wtime();
-        const bsolve_status s = bsolve_dgetrs(e->ctx, e->lu, 1, e->B, la_of(e, 1), e->info);
+        const bsolve_status s = bsolve_dgetrs_masked(e->ctx, e->lu, 1, e->B, la_of(e, 1), e->mask, e->sinfo);
         double t2 = omp_get_wtime();
         e->st->t_solve += t2 - t1;
         if (s != BSOLVE_SUCCESS) {
-            snprintf(msg, len, "bsolve_dgetrs: %s", bsolve_ctx_message(e->ctx));
+            snprintf(msg, len, "bsolve_dgetrs_masked: %s", bsolve_ctx_message(e->ctx));
             return ENS_EBSOLVE;
         }
         e->st->getrs_calls++;
         e->st->solves_needed += iterating;
-        e->st->solves_done += e->cap;
+        e->st->solves_done += iterating;
 #pragma omp parallel for schedule(static) num_threads(e->nthr)
         for (int a = 0; a < e->nact; a++) {
             const int c = e->act[a];
             if (e->phase[c] != PH_ITER) continue;
             const int p = e->slot[c];
-            if (e->info[p] != 0) {
+            if (e->sinfo[p] != 0) {
                 e->phase[c] = PH_FAIL;
                 e->nfail[c]++;
                 continue;
@@ -425,6 +430,8 @@ static void ens_free(ens *e)
     free(e->M);
     free(e->B);
     free(e->info);
+    free(e->sinfo);
+    free(e->mask);
     free(e->work);
     free(e->nfail);
 }
@@ -471,10 +478,13 @@ int ens_run(const chem_mech *m, int ncell, const double *P, const double *x0, co
     e.M = N <= SIZE_MAX / nn ? alloc(N * nn, sizeof(double)) : NULL;
     e.B = alloc(N, (size_t)n * sizeof(double));
     e.info = alloc(N, sizeof(int32_t));
+    e.sinfo = alloc(N, sizeof(int32_t));
+    e.mask = alloc(N, 1);
     e.work = alloc((size_t)e.nthr, e.wlen * sizeof(double));
     e.nfail = alloc(N, sizeof(long));
     if (!e.atol || !e.cell || !e.vec || !e.J || !e.ign || !e.status || !e.need || !e.phase || !e.act || !e.list ||
-        !e.slot || !e.slot_cell || !e.gslot || !e.jslot || !e.M || !e.B || !e.info || !e.work || !e.nfail) {
+        !e.slot || !e.slot_cell || !e.gslot || !e.jslot || !e.M || !e.B || !e.info || !e.sinfo || !e.mask || !e.work ||
+        !e.nfail) {
         ens_free(&e);
         snprintf(msg, msglen, "ens_run: out of memory for %d cells", ncell);
         return ENS_ENOMEM;

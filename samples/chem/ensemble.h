@@ -7,13 +7,13 @@
  * cell still running, stage by stage (bdf.h), each stage a loop over cells
  * with no dependence between cells (OpenMP here; one GPU thread per cell in
  * a port).  The linear algebra of a sweep is batched over the running cells:
- *   - one bsolve_dgetrf of the iteration matrices M = I - gamma J when any
- *     cell needs a new one.  The library factors a whole batch (it has no
- *     call that factors a subset of a factorization object), so the call
- *     factors every running cell, those that did not need it from their
- *     unchanged J and gamma, which gives their factors unchanged;
- *   - one bsolve_dgetrs per Newton iteration, over the cells still
- *     iterating (the others' right-hand sides are zero).
+ *   - one bsolve_dgetrf_masked of the iteration matrices M = I - gamma J
+ *     when any cell needs a new one: the mask flags the cells whose M
+ *     changed, the others keep their factors in the factorization object
+ *     (all of them are factored again when the object shrinks, which
+ *     moves the cells to other slots);
+ *   - one bsolve_dgetrs_masked per Newton iteration, flagging the cells
+ *     still iterating.
  * A cell whose factorization or solve reports info != 0 (singular, NaN or
  * infinite) fails its Newton iteration: its step is retried with a fresh
  * Jacobian or cut, never stopping the other cells.
@@ -38,7 +38,7 @@ extern "C" {
 
 /* The linear solver of the Newton iterations. */
 typedef enum {
-    ENS_LS_BSOLVE = 0, /* bsolve_dgetrf / bsolve_dgetrs, partial pivoting */
+    ENS_LS_BSOLVE = 0, /* bsolve_dgetrf_masked / bsolve_dgetrs_masked, partial pivoting */
     ENS_LS_CUBLAS      /* ens_run_cuda only: cublasDgetrfBatched / cublasDgetrsBatched on the
                           systems that need them (pointer arrays), column-major */
 } ens_linsolve;
@@ -108,8 +108,9 @@ int ens_run(const chem_mech *m, int ncell, const double *P, const double *x0, co
             ens_cell_result *res, ens_stats *st, char *msg, size_t msglen);
 
 /* The same on the GPU of ctx, a CUDA context (host arrays in and out; the
- * cells live in device memory, the linear algebra is bsolve_dgetrf/dgetrs
- * on device arrays on a stream of the run, or cuBLAS's with ENS_LS_CUBLAS).
+ * cells live in device memory, the linear algebra is bsolve_dgetrf_masked
+ * and bsolve_dgetrs_masked on device arrays on a stream of the run, or
+ * cuBLAS's with ENS_LS_CUBLAS).
  * st's times are the device's (CUDA events), t_total the host's wall time.
  * ENS_EDEVICE: a CUDA error (message in msg); jac_hook is not supported. */
 int ens_run_cuda(const chem_mech *m, int ncell, const double *P, const double *x0, const ens_opts *o, bsolve_ctx *ctx,

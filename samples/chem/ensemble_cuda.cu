@@ -18,10 +18,12 @@
  *
  * Linear algebra, as ensemble.c does it:
  *   ENS_LS_BSOLVE  slots (slot_cell / slot) as in ensemble.c: one
- *                  bsolve_dgetrf of every slot when any cell needs a new M
- *                  (only the changed slots' M re-formed: getrf only reads
- *                  M), one bsolve_dgetrs of every slot per Newton
- *                  iteration; per-cell info read by the next stage's kernel;
+ *                  bsolve_dgetrf_masked of the slots whose M changed when
+ *                  any cell needs a new M, one bsolve_dgetrs_masked of the
+ *                  slots still iterating per Newton iteration, the masks
+ *                  made on the device by the kernels that form M and the
+ *                  right-hand sides; per-cell info read by the next
+ *                  stage's kernel;
  *   ENS_LS_CUBLAS  cublasDgetrfBatched on the slots whose M changed and
  *                  cublasDgetrsBatched on the cells still iterating, through
  *                  pointer arrays (column-major M, factored in place, the
@@ -50,8 +52,9 @@
 enum { PH_IDLE = 0, PH_ITER, PH_CONV, PH_FAIL };
 
 /* device counters of a sweep: cells needing a new M at bdf_begin and at the
- * factorization, iterating; the lengths of the compacted lists */
-enum { C_SETUP, C_NEEDED, C_ITER, C_NJ, C_NFORM, C_NSOLVE, C_NACT, C_N };
+ * factorization, iterating, slots whose M was formed; the lengths of the
+ * compacted lists */
+enum { C_SETUP, C_NEEDED, C_ITER, C_FORMED, C_NJ, C_NFORM, C_NSOLVE, C_NACT, C_N };
 
 /* stage times (ens_stats) */
 enum { T_RHS, T_JAC, T_FORM, T_FACTOR, T_SOLVE, T_N };
@@ -94,7 +97,7 @@ typedef struct dens {
     int relayout;
     bsolve_lu *lu;
     double *M, *B;
-    int32_t *info, *cinfo;
+    int32_t *info, *sinfo, *cinfo; /* per slot: last factorization's, last solve's; cuBLAS getrf's */
     int *piv, *pivtmp;
     double **Aptr, **Bptr;
     cudaEvent_t ev[2 * MAX_INTERVALS];
@@ -301,9 +304,10 @@ __global__ void __launch_bounds__(THREADS) k_setup_done(dview v, const int *act,
 
 /* M = I - gamma_m J of every slot after a relayout, else of the slots whose
  * cell needs a new M; identity in unused slots.  Entry e of slot p at
- * M[e ms + p mp]; formed[p] says which were written. */
+ * M[e ms + p mp]; formed[p] says which were written (the mask of the
+ * factorization), counts[C_FORMED] how many. */
 __global__ void __launch_bounds__(THREADS) k_form(dview v, int64_t cap, int relayout, double *M, size_t ms, size_t mp,
-                                                  unsigned char *formed)
+                                                  unsigned char *formed, int *counts)
 {
     const int64_t p = (int64_t)blockIdx.x * THREADS + threadIdx.x;
     if (p >= cap) return;
@@ -311,6 +315,7 @@ __global__ void __launch_bounds__(THREADS) k_form(dview v, int64_t cap, int rela
     const int form = relayout || (c >= 0 && v.phase[c] == PH_ITER && (v.need[c] & BDF_NEED_SETUP));
     formed[p] = (unsigned char)form;
     if (!form) return;
+    atomicAdd(&counts[C_FORMED], 1);
     const int n = v.n;
     const size_t nn = (size_t)n * n, N = (size_t)v.N;
     double *Mp = M + (size_t)p * mp;
@@ -335,22 +340,19 @@ __global__ void __launch_bounds__(THREADS) k_info(dview v, const int *act, int n
     }
 }
 
-/* the Newton right-hand sides into B (entry i of slot p at B[i bs + p bp]),
- * zero in slots not iterating; iter[p]: slot p iterates */
+/* the Newton right-hand sides into B (entry i of slot p at B[i bs + p bp])
+ * of the slots iterating, which iter[p] flags (the mask of the solve) */
 __global__ void __launch_bounds__(THREADS) k_newton_rhs(dview v, int64_t cap, double *B, size_t bs, size_t bp,
                                                         unsigned char *iter, int *counts)
 {
     const int64_t p = (int64_t)blockIdx.x * THREADS + threadIdx.x;
     if (p >= cap) return;
     const int c = v.slot_cell[p];
-    double *b = B + (size_t)p * bp;
     const int it = c >= 0 && v.phase[c] == PH_ITER;
     iter[p] = (unsigned char)it;
     if (it) {
-        bdf_newton_rhs(&v.cell[c], v.n, cell_vecs(v, c), b, bs);
+        bdf_newton_rhs(&v.cell[c], v.n, cell_vecs(v, c), B + (size_t)p * bp, bs);
         atomicAdd(&counts[C_ITER], 1);
-    } else {
-        for (int i = 0; i < v.n; i++) b[(size_t)i * bs] = 0;
     }
 }
 
@@ -511,15 +513,15 @@ static int factor(dens *d, int nact)
     size_t ms, mp, bs, bp;
     strides(d, &ms, &mp, &bs, &bp);
     STAGE(tm_start(d, T_FORM));
-    k_form<<<blocks(d->cap), THREADS, 0, d->stream>>>(d->v, d->cap, relayout, d->M, ms, mp, d->flag);
+    k_form<<<blocks(d->cap), THREADS, 0, d->stream>>>(d->v, d->cap, relayout, d->M, ms, mp, d->flag, d->counts);
     LAUNCH_TRY();
     STAGE(tm_stop(d));
     d->st->getrf_calls++;
     if (!use_cublas(d)) {
+        /* the formed slots (counted at the sweep's end: no wait here) */
         STAGE(tm_start(d, T_FACTOR));
-        BS_TRY(bsolve_dgetrf(d->ctx, d->M, la_of(d, n), d->lu, d->info));
+        BS_TRY(bsolve_dgetrf_masked(d->ctx, d->M, la_of(d, n), d->lu, d->flag, d->info));
         STAGE(tm_stop(d));
-        d->st->factors_done += d->cap;
     } else {
         /* the formed slots, their count on the host for the batch size */
         STAGE(compact(d, d->iota, d->flag, d->list, C_NFORM, (int)d->cap));
@@ -557,8 +559,8 @@ static int newton(dens *d, int nact)
         if (!iterating) break;
         STAGE(tm_start(d, T_SOLVE));
         if (!use_cublas(d)) {
-            BS_TRY(bsolve_dgetrs(d->ctx, d->lu, 1, d->B, la_of(d, 1), d->info));
-            d->st->solves_done += d->cap;
+            BS_TRY(bsolve_dgetrs_masked(d->ctx, d->lu, 1, d->B, la_of(d, 1), d->flag, d->sinfo));
+            d->st->solves_done += iterating;
         } else {
             STAGE(compact(d, d->iota, d->flag, d->list, C_NSOLVE, (int)d->cap));
             k_pointers<<<blocks(iterating), THREADS, 0, d->stream>>>(d->Aptr, d->M, (size_t)n * n, d->list, iterating);
@@ -580,7 +582,7 @@ static int newton(dens *d, int nact)
         d->st->getrs_calls++;
         d->st->solves_needed += iterating;
         k_newton_update<<<blocks(nact), THREADS, 0, d->stream>>>(d->v, d->act, nact, d->B, bs, bp,
-                                                                 use_cublas(d) ? NULL : d->info);
+                                                                 use_cublas(d) ? NULL : d->sinfo);
         LAUNCH_TRY();
         STAGE(tm_start(d, T_RHS));
         k_rhs<<<blocks(nact), THREADS, 0, d->stream>>>(d->v, d->act, nact, 0);
@@ -616,6 +618,7 @@ static int sweep(dens *d, int *nact)
     STAGE(compact(d, d->act, d->flag, d->act2, C_NACT, na));
     STAGE(read_counts(d));
     d->st->factors_needed += d->hcounts[C_NEEDED];
+    if (!use_cublas(d)) d->st->factors_done += d->hcounts[C_FORMED];
     int *t = d->act;
     d->act = d->act2;
     d->act2 = t;
@@ -666,6 +669,7 @@ static void dens_free(dens *d)
     cudaFree(d->M);
     cudaFree(d->B);
     cudaFree(d->info);
+    cudaFree(d->sinfo);
     cudaFree(d->cinfo);
     cudaFree(d->piv);
     cudaFree(d->pivtmp);
@@ -715,6 +719,7 @@ static int setup(dens *d, const chem_mech *m, int ncell, const double *P, const 
     STAGE(dalloc(d, &d->M, N * nn));
     STAGE(dalloc(d, &d->B, N * n));
     STAGE(dalloc(d, &d->info, N));
+    STAGE(dalloc(d, &d->sinfo, N));
     CU_TRY(cudaMemsetAsync(d->info, 0, N * sizeof(int32_t), d->stream));
     /* a cell that fails at its start reports zero counters, as on the CPU */
     CU_TRY(cudaMemsetAsync(d->v.cell, 0, N * sizeof(bdf_cell), d->stream));

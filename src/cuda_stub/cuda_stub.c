@@ -29,11 +29,12 @@ bsolve_status bsi_cuda_gesv(bsolve_ctx *ctx, bsolve_precision p, bsolve_pivot pv
 { (void)p; (void)pv; (void)n; (void)nrhs; (void)b; (void)A; (void)la; (void)B; (void)lb; (void)info; BSI_UNREACHABLE(); }
 bsolve_status bsi_cuda_lu_alloc(bsolve_ctx *ctx, bsolve_lu *lu) { (void)lu; BSI_UNREACHABLE(); }
 void bsi_cuda_lu_free(bsolve_lu *lu) { (void)lu; }
-bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, int32_t *info)
-{ (void)A; (void)la; (void)lu; (void)info; BSI_UNREACHABLE(); }
+bsolve_status bsi_cuda_getrf(bsolve_ctx *ctx, const void *A, bsolve_layout la, bsolve_lu *lu, const uint8_t *mask,
+                             int32_t *info)
+{ (void)A; (void)la; (void)lu; (void)mask; (void)info; BSI_UNREACHABLE(); }
 bsolve_status bsi_cuda_getrs(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t nrhs, void *B,
-                             bsolve_layout lb, int32_t *info)
-{ (void)lu; (void)nrhs; (void)B; (void)lb; (void)info; BSI_UNREACHABLE(); }
+                             bsolve_layout lb, const uint8_t *mask, int32_t *info)
+{ (void)lu; (void)nrhs; (void)B; (void)lb; (void)mask; (void)info; BSI_UNREACHABLE(); }
 bsolve_status bsi_cuda_lu_export(bsolve_ctx *ctx, const bsolve_lu *lu, void *LU, bsolve_layout l,
                                  int32_t *ipiv, int32_t *jpiv)
 { (void)lu; (void)LU; (void)l; (void)ipiv; (void)jpiv; BSI_UNREACHABLE(); }

@@ -1,11 +1,13 @@
 /*
- * gpu_dense.h -- what the dense GPU tests (test/gpu_lu.c, test/gpu_qr.c)
- * share: a seeded generator of entries and the element offsets of the
- * dense layouts (bsolve_layout), with and without gaps.
+ * gpu_dense.h -- what the dense GPU tests (test/gpu_lu.c, test/gpu_lu_masked.c,
+ * test/gpu_qr.c) share: a seeded generator of entries, the element offsets
+ * of the dense layouts (bsolve_layout), with and without gaps, and the LU
+ * tests' backward-error ratio.
  */
 #ifndef BSI_GPU_DENSE_H
 #define BSI_GPU_DENSE_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "batchsolve.h"
@@ -50,6 +52,39 @@ static inline void put(void *p, int dbl, int64_t o, double v)
 {
     if (dbl) ((double *)p)[o] = v;
     else ((float *)p)[o] = (float)v;
+}
+
+/* Backward-error ratio ||b - A x|| / (n eps ||A|| ||x||) of system k of the
+ * n x n A (layout la) and n x nrhs B, X (layout lb), the worst column, in
+ * long double; +inf when x holds a non-finite entry. */
+static inline double bwd(int n, int nrhs, int dbl, const void *A, bsolve_layout la, const void *B, const void *X,
+                         bsolve_layout lb, int64_t k)
+{
+    const double eps = dbl ? 2.220446049250313e-16 : 1.1920929e-07;
+    long double an = 0;
+    for (int i = 0; i < n; i++) {
+        long double s = 0;
+        for (int j = 0; j < n; j++) s += fabsl((long double)get(A, dbl, idx(la, n, i, j, k)));
+        if (s > an) an = s;
+    }
+    double worst = 0;
+    for (int c = 0; c < nrhs; c++) {
+        long double xn = 0, rn = 0;
+        for (int i = 0; i < n; i++) {
+            long double x = get(X, dbl, idx(lb, n, i, c, k));
+            if (!isfinite((double)x)) return INFINITY;
+            if (fabsl(x) > xn) xn = fabsl(x);
+        }
+        for (int i = 0; i < n; i++) {
+            long double r = get(B, dbl, idx(lb, n, i, c, k));
+            for (int j = 0; j < n; j++)
+                r -= (long double)get(A, dbl, idx(la, n, i, j, k)) * get(X, dbl, idx(lb, n, j, c, k));
+            if (fabsl(r) > rn) rn = fabsl(r);
+        }
+        double q = (an * xn == 0) ? (rn == 0 ? 0 : INFINITY) : (double)(rn / (n * eps * an * xn));
+        if (q > worst) worst = q;
+    }
+    return worst;
 }
 
 #endif
