@@ -129,7 +129,10 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     case BSI_LU_SMEM:
     case BSI_LU_RSTEAM: {
         const bool sm = c.family == BSI_LU_SMEM;
-        const cudaError_t e = sm ? bsm_launch<R>(op, a, c.bucket, s) : bsr_launch<R>(a, c.shape, s);
+        /* RSTEAM has no instantiation on a list of systems: a masked getrs
+         * takes the table without it */
+        const cudaError_t e = sm ? bsm_launch<R>(op, a, c.bucket, s)
+                              : a.sel ? cudaErrorInvalidConfiguration : bsr_launch<R>(a, c.shape, s);
         if (e != cudaErrorInvalidConfiguration) return e;
         /* a block's shared memory beyond this device's (or factors not
          * aligned for RSTEAM's vector loads): the table without the kernel */
