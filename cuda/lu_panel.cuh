@@ -136,7 +136,7 @@ __device__ __forceinline__ int bsp_argmax(unsigned long long best, int row)
  * lane reads them back (broadcast loads), forms its multipliers and
  * updates.  The pivot rows to rp (positions, LAPACK's ipiv), reciprocal
  * pivots to rd, tiny flags to tf; pinfo: the first zero pivot's step + 1.
- * The eight steps are free of branches but the pivot row's store (steps past
+ * The eight steps are free of branches (steps past
  * n do nothing through predicates), so that the compiler can start a step's
  * search while the previous step's other columns are still being updated. */
 template <typename R, int N, int OP, int PIV>
