@@ -229,6 +229,203 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
     return cudaGetLastError();
 }
 
+/* ---- a team of T lanes per system (prototype for n = 16..32) -------------
+ * The same storage, so that more systems fit an SM's shared memory at the
+ * same instruction count: T lanes share one system's area (column-major,
+ * leading dimension LD odd, areas AREA apart with AREA = T modulo the
+ * banks, so a warp's access is conflict-free).  Per step every lane scans
+ * a T-th of column k (the team's arg-max by shuffles), computes all the
+ * step's multipliers in registers from the column (broadcast loads), then
+ * interchanges and updates its own columns j = l (mod T); one warp barrier
+ * per step.  b is column N; the back substitution keeps rows l (mod T) of x
+ * in each lane's registers and passes x_i by a shuffle. */
+template <typename R, int N, int T> struct bsm_team_shape {
+    static constexpr int SW = 32 / T;                                /* systems per warp (block) */
+    static constexpr int LD = N | 1;                                 /* rows of the area, odd */
+    static constexpr int BK = sizeof(R) == 8 ? 16 : 32;              /* banks in units of R */
+    static constexpr int A0 = LD * (N + 1);
+    static constexpr int AREA = A0 + ((T - A0 % BK) % BK + BK) % BK; /* = T (mod BK) */
+    static constexpr size_t bytes = (size_t)SW * AREA * sizeof(R);
+};
+
+template <typename R, int N, int T, int OP>
+__global__ void __launch_bounds__(32) bsm_team_k(const bsi_lu_args<R> a)
+{
+    using L = bsi_lim<R>;
+    using SH = bsm_team_shape<R, N, T>;
+    constexpr int LD = SH::LD, NC = N + (OP == BSI_OP_GESV ? 1 : 0), S = (N + T - 1) / T;
+    extern __shared__ __align__(16) unsigned char bsm_team_raw[];
+    const int lane = threadIdx.x, l = lane % T, team = lane / T;
+    const int64_t sys = (int64_t)blockIdx.x * SH::SW + team;
+    const bool valid = sys < a.count; /* no early return: the team shuffles */
+    R *const A = reinterpret_cast<R *>(bsm_team_raw) + team * SH::AREA;
+    R *const Al = A + l; /* rows l (mod T) */
+#define BTM(i, j) A[(j) * LD + (i)]
+    const int pivot = a.pivot;
+
+    /* ---- load: lane l takes rows l, l + T, ... of every column ---- */
+    R nf = R(0), nfb = R(0);
+    {
+        const int64_t is = a.va.is, js = a.va.js;
+        const R *src = a.A + sys * a.va.ks + l * is;
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                if (l + s * T < N) {
+                    const R v = valid ? src[(s * T) * is + j * js] : R(0);
+                    nf = fma(v, R(0), nf);
+                    Al[j * LD + s * T] = v;
+                }
+        if constexpr (OP == BSI_OP_GESV) {
+            const R *b = a.B + sys * a.vb.ks + l * a.vb.is;
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                if (l + s * T < N) {
+                    const R v = valid ? b[(s * T) * a.vb.is] : R(0);
+                    nfb = fma(v, R(0), nfb);
+                    Al[N * LD + s * T] = v;
+                }
+        }
+    }
+#pragma unroll
+    for (int o = T / 2; o > 0; o >>= 1) {
+        nf += __shfl_xor_sync(0xffffffffu, nf, o, T);
+        nfb += __shfl_xor_sync(0xffffffffu, nfb, o, T);
+    }
+    const bool bad = nf != R(0), badb = nfb != R(0);
+    __syncwarp();
+
+    R rv[N]; /* gesv: reciprocal pivots */
+    uint32_t tm = 0;
+    int pinfo = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        int p = k;
+        if (pivot == BSOLVE_PIVOT_PARTIAL) {
+            R best = R(-1);
+            int bi = k;
+#pragma unroll
+            for (int s = 0; s * T < N - k; s++) {
+                const int r = k + l + s * T;
+                const R v = r < N ? fabs(BTM(r < N ? r : k, k)) : R(-1);
+                const bool take = v > best;
+                best = take ? v : best;
+                bi = take ? r : bi;
+            }
+#pragma unroll
+            for (int o = T / 2; o > 0; o >>= 1) {
+                const R ob = __shfl_xor_sync(0xffffffffu, best, o, T);
+                const int oi = __shfl_xor_sync(0xffffffffu, bi, o, T);
+                const bool take = ob > best || (ob == best && oi < bi);
+                best = take ? ob : best;
+                bi = take ? oi : bi;
+            }
+            p = bi;
+        }
+        if (OP == BSI_OP_GETRF && valid && l == 0) {
+            a.rp[k * a.fld + sys] = (uint8_t)p;
+            a.cp[k * a.fld + sys] = (uint8_t)k;
+        }
+        const R ak = BTM(k, k), d = BTM(p, k);
+        const bool z = d == R(0);
+        pinfo = (z && pinfo == 0) ? k + 1 : pinfo;
+        const bool tiny = fabs(d) < L::minnorm() && !z;
+        const R sc = tiny ? L::up() : R(1);
+        const R rinv = R(1) / (z ? R(1) : d * sc);
+        rv[k] = rinv;
+        tm |= (uint32_t)tiny << k;
+        /* every multiplier, rows k and p exchanged */
+        R lm[N];
+#pragma unroll
+        for (int i = k + 1; i < N; i++) lm[i] = ((i == p ? ak : BTM(i, k)) * sc) * rinv;
+        /* this lane's columns: interchange, then the rank-1 update */
+#pragma unroll
+        for (int c = 0; c * T < NC; c++) {
+            if (c * T + T - 1 <= k) continue;
+            const int j = c * T + l;
+            if (j <= k || j >= NC) continue;
+            R *const cj = A + j * LD;
+            const R u = cj[p];
+            if (pivot == BSOLVE_PIVOT_PARTIAL) {
+                const R t = cj[k];
+                cj[k] = u;
+                cj[p] = t;
+            }
+#pragma unroll
+            for (int i = k + 1; i < N; i++) cj[i] = fma(-lm[i], u, cj[i]);
+        }
+        __syncwarp();
+        if (OP == BSI_OP_GETRF && l == 0) { /* column k: U's diagonal, L (LINPACK form) */
+            BTM(k, k) = d;
+#pragma unroll
+            for (int i = k + 1; i < N; i++) BTM(i, k) = lm[i];
+        }
+        /* later steps' loads stay below this step's stores */
+        asm volatile("" ::: "memory");
+    }
+
+    if constexpr (OP == BSI_OP_GETRF) {
+        __syncwarp();
+        if (!valid) return;
+        const int v = bad ? BSOLVE_INFO_NONFINITE : pinfo;
+        if (l == 0) {
+            a.info[sys] = v;
+            a.finfo[sys] = v;
+        }
+        R *F = a.F + sys;
+        const int64_t fld = a.fld;
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                if (l + s * T < N) F[(l + s * T + j * N) * fld] = Al[j * LD + s * T];
+    } else {
+        /* back substitution: rows l (mod T) of x in registers, x_i passed on */
+        R x[S];
+#pragma unroll
+        for (int s = 0; s < S; s++) x[s] = l + s * T < N ? Al[N * LD + s * T] : R(0);
+#pragma unroll
+        for (int i = N - 1; i >= 0; i--) {
+            const int si = i / T, oi = i % T;
+            const R mine = (x[si] * ((tm >> i) & 1u ? L::up() : R(1))) * rv[i];
+            const R xi = __shfl_sync(0xffffffffu, mine, oi, T);
+            if (l == oi) x[si] = xi;
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                if (s * T < i && l + s * T < i) x[s] = fma(-Al[i * LD + s * T], xi, x[s]);
+        }
+        const int finfo = bad ? BSOLVE_INFO_NONFINITE : pinfo;
+        if (valid) {
+            R *b = a.B + sys * a.vb.ks + l * a.vb.is;
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                if (l + s * T < N) b[(s * T) * a.vb.is] = (finfo != 0 || badb) ? L::nan() : x[s];
+            if (a.info && l == 0) a.info[sys] = badb ? BSOLVE_INFO_NONFINITE : finfo;
+        }
+    }
+#undef BTM
+}
+
+/* Launch of the team variant for order N with T lanes per system (gesv or
+ * getrf); cudaErrorInvalidConfiguration when the block's shared memory is
+ * beyond this device. */
+template <typename R, int N, int T>
+cudaError_t bsm_team_launch(int op, const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    using SH = bsm_team_shape<R, N, T>;
+    const int64_t blocks = (a.count + SH::SW - 1) / SH::SW;
+    if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    if (op == BSI_OP_GESV) {
+        if (!bsi_smem_optin(bsm_team_k<R, N, T, BSI_OP_GESV>, SH::bytes)) return cudaErrorInvalidConfiguration;
+        bsm_team_k<R, N, T, BSI_OP_GESV><<<(unsigned)blocks, 32, SH::bytes, st>>>(a);
+    } else {
+        if (!bsi_smem_optin(bsm_team_k<R, N, T, BSI_OP_GETRF>, SH::bytes)) return cudaErrorInvalidConfiguration;
+        bsm_team_k<R, N, T, BSI_OP_GETRF><<<(unsigned)blocks, 32, SH::bytes, st>>>(a);
+    }
+    return cudaGetLastError();
+}
+
 #define BSM_BUCKETS_LO(X, R) X(R, 9) X(R, 10) X(R, 11) X(R, 12)
 #define BSM_BUCKETS_HI(X, R) X(R, 13) X(R, 14) X(R, 15) X(R, 16)
 #define BSM_BUCKETS(X, R) BSM_BUCKETS_LO(X, R) BSM_BUCKETS_HI(X, R)
