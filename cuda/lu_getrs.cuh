@@ -138,10 +138,8 @@ template <typename R, int PIV> cudaError_t bsg_launch_t(const bsi_lu_args<R> &a,
     const int64_t blocks = (a.count + BSG_NT - 1) / BSG_NT;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     const size_t smem = bsg_smem<R>(a.n);
-    if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute(bsg_k<R, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+    if (!bsi_smem_optin(bsg_k<R, PIV>, smem)) {
         /* beyond this device's shared memory per block: the block kernel */
-        (void)cudaGetLastError();
         return bsi_launch_large<R>(BSI_OP_GETRS, a, st);
     }
     bsg_k<R, PIV><<<(unsigned)blocks, BSG_NT, smem, st>>>(a);

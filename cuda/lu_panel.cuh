@@ -458,11 +458,9 @@ template <typename R, int N, int OP, int PIV> cudaError_t bsp_launch_t(const bsi
 {
     if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     const size_t smem = bsp_smem<R>((a.n + 7) & ~7);
-    if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute(bsp_k<R, N, OP, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+    if (!bsi_smem_optin(bsp_k<R, N, OP, PIV>, smem)) {
         /* beyond this device's shared memory per block: the block kernel
          * takes the call */
-        (void)cudaGetLastError();
         return bsi_launch_large<R>(OP, a, st);
     }
     bsp_k<R, N, OP, PIV><<<(unsigned)a.count, bsp_shape<N>::NT, smem, st>>>(a);

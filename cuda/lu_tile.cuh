@@ -315,11 +315,9 @@ template <typename R, int N, int OP, int PIV> cudaError_t bst_launch_t(const bsi
 {
     if (a.count > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     const size_t smem = bst_shape<N>::template smem<R>(OP);
-    if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute(bst_k<R, N, OP, PIV>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+    if (!bsi_smem_optin(bst_k<R, N, OP, PIV>, smem)) {
         /* beyond this device's shared memory per block (FP64 gesv from
          * N = 80 on sm_75's 64 KiB): the block kernel takes the call */
-        (void)cudaGetLastError();
         return bsi_launch_large<R>(OP, a, st);
     }
     bst_k<R, N, OP, PIV><<<(unsigned)a.count, bst_shape<N>::NT, smem, st>>>(a);
