@@ -234,10 +234,10 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
  * same instruction count: T lanes share one system's area (column-major,
  * leading dimension LD odd, areas AREA apart with AREA = T modulo the
  * banks, so a warp's access is conflict-free).  Per step every lane scans
- * a T-th of column k (the team's arg-max by shuffles), computes all the
- * step's multipliers in registers from the column (broadcast loads), then
- * interchanges and updates its own columns j = l (mod T); one warp barrier
- * per step.  b is column N; the back substitution keeps rows l (mod T) of x
+ * a T-th of column k (the team's arg-max by shuffles) and writes a T-th of
+ * the multipliers into it, reads them all back (broadcast loads), then
+ * interchanges and updates its own columns j = l (mod T); three warp
+ * barriers per step.  b is column N; the back substitution keeps rows l (mod T) of x
  * in each lane's registers and passes x_i by a shuffle. */
 template <typename R, int N, int T> struct bsm_team_shape {
     static constexpr int SW = 32 / T;                                /* systems per warp (block) */
@@ -335,10 +335,20 @@ __global__ void __launch_bounds__(32) bsm_team_k(const bsi_lu_args<R> a)
         const R rinv = R(1) / (z ? R(1) : d * sc);
         rv[k] = rinv;
         tm |= (uint32_t)tiny << k;
-        /* every multiplier, rows k and p exchanged */
+        /* the multipliers of this lane's rows (k and p exchanged) into column
+         * k, which then holds L's column in LINPACK form; every lane reads
+         * them all back */
+        __syncwarp(); /* column k read by the whole team before it changes */
+#pragma unroll
+        for (int s = 0; s * T < N - k - 1; s++) {
+            const int i = k + 1 + l + s * T;
+            if (i < N) BTM(i, k) = ((i == p ? ak : BTM(i, k)) * sc) * rinv;
+        }
+        if (OP == BSI_OP_GETRF && l == 0) BTM(k, k) = d;
+        __syncwarp();
         R lm[N];
 #pragma unroll
-        for (int i = k + 1; i < N; i++) lm[i] = ((i == p ? ak : BTM(i, k)) * sc) * rinv;
+        for (int i = k + 1; i < N; i++) lm[i] = BTM(i, k);
         /* this lane's columns: interchange, then the rank-1 update */
 #pragma unroll
         for (int c = 0; c * T < NC; c++) {
@@ -356,11 +366,6 @@ __global__ void __launch_bounds__(32) bsm_team_k(const bsi_lu_args<R> a)
             for (int i = k + 1; i < N; i++) cj[i] = fma(-lm[i], u, cj[i]);
         }
         __syncwarp();
-        if (OP == BSI_OP_GETRF && l == 0) { /* column k: U's diagonal, L (LINPACK form) */
-            BTM(k, k) = d;
-#pragma unroll
-            for (int i = k + 1; i < N; i++) BTM(i, k) = lm[i];
-        }
         /* later steps' loads stay below this step's stores */
         asm volatile("" ::: "memory");
     }
