@@ -45,7 +45,7 @@
 #include "lu_dispatch.cuh"
 #include "lu_small.cuh" /* bsi_lim */
 
-/* Shared memory of a block (one warp) for bucket N: N rows, N columns and b. */
+/* Shared memory of a block (one warp) for order N: N rows, N columns and b. */
 template <typename R, int N, int OP> constexpr size_t bsm_smem()
 {
     return (size_t)32 * N * (N + (OP == BSI_OP_GESV ? 1 : 0)) * sizeof(R);
