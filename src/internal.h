@@ -41,7 +41,7 @@ enum bsi_force_knob {
     BSI_FORCE_LU_TILE,     /* register-tile kernel (lu_tile.cuh): 1 never; 2 every gesv nrhs = 1 and getrf with 33 <= n <= 128, PARTIAL or NONE */
     BSI_FORCE_LU_PANEL,    /* blocked panel kernel (lu_panel.cuh): 1 never; 2 every gesv nrhs = 1 and getrf with 33 <= n <= 128, PARTIAL or NONE (before TILE) */
     BSI_FORCE_LU_SOLVE,    /* thread-per-system getrs (lu_getrs.cuh): 1 never; 2 every getrs */
-    BSI_FORCE_LU_SMEM,     /* shared-memory kernel (lu_smem.cuh): 1 never; 2 every gesv nrhs = 1 and getrf with 9 <= n <= 16 (FP32 17), PARTIAL or NONE (a forced WARP sets it aside) */
+    BSI_FORCE_LU_SMEM,     /* shared-memory kernel (lu_smem.cuh): 1 never; 2 every gesv nrhs = 1 and getrf with 9 <= n <= 22, PARTIAL or NONE, with the table's team size (a forced WARP sets it aside) */
     /* -- CUDA QR -- */
     BSI_FORCE_QR_REG,      /* register kernel: 1 never */
     BSI_FORCE_QR_HH,       /* Householder kernel: 1 never; 2 every FP64 gels nrhs = 1 it can take (m = 65..79 too) */
