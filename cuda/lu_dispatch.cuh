@@ -83,8 +83,13 @@
  *     12 (0.97x, kept for one rule) and 16 (0.6x); FP32 1.15-1.45x, 0.95x at
  *     16; FP32 n = 17 1.3x WARP, beyond it lost (0.3-0.5x at 18..24: ptxas
  *     no longer unrolls the steps, the arrays go to local memory).
- *     Teams of 4 lanes (SMEM's T) from FP64 n = 16 and FP32 18: compiled,
- *     reached when forced, pending measurement.
+ *     Teams of lanes (SMEM's T) from FP64 n = 16, gesv: one thread per
+ *     system leaves an SM three warps at n = 16; T = 4 ran 1.34x WARP at
+ *     n = 16 (1.49x the thread per system; T = 2 0.99x T = 4) and 1.28x at
+ *     n = 20; at 24 T = 4 and 8 ran 0.74-0.81x WARP, at 32 0.57-0.6x.  Hence
+ *     FP64 gesv n = 16..20.  Compiled but not in the table, pending
+ *     measurement (perf/tune_smem.cu): FP64 n = 21, 22, getrf from 16,
+ *     FP32 18..22 (T = 4 as in FP64).
  *     Column-major input runs 56-68% of interleaved (FP64; 32-50% FP32:
  *     each thread reads its own system, 32 sectors a warp load), still
  *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
@@ -165,7 +170,8 @@ BSI_DISPATCH int bsi_lu_smem_team(int es, int n) { return n <= (es == 8 ? 15 : 1
 BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
 {
     if (n < 9) return 0;
-    return es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 17;
+    if (es == 8) return op == BSI_OP_GETRF ? n <= 15 : n <= 20;
+    return op == BSI_OP_GETRF ? n <= 15 : n <= 17;
 }
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a

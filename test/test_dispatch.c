@@ -190,15 +190,15 @@ START_TEST(t_lu_solve)
 END_TEST
 
 /* The shared-memory kernel: gesv nrhs = 1 and getrf, PARTIAL or NONE, n =
- * 9..22; by the table's choice FP64 n <= 15, FP32 gesv n <= 17 and getrf
- * n <= 15; forced on everywhere it can run, forced
+ * 9..22; by the table's choice FP64 gesv n <= 20 and getrf n <= 15, FP32
+ * gesv n <= 17 and getrf n <= 15; forced on everywhere it can run, forced
  * off nowhere; every order its own instantiation, a thread per system up
  * to FP64 n = 15 and FP32 n = 17, teams of 4 lanes beyond. */
 static int smem_takes(int f, int es, int op, int n, int nrhs, int pv)
 {
     const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= 22 &&
                     pv != BSOLVE_PIVOT_FULL;
-    const int table = es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 17;
+    const int table = op == BSI_OP_GETRF ? n <= 15 : n <= (es == 8 ? 20 : 17);
     return can && (f == 2 || (f == 0 && table));
 }
 START_TEST(t_lu_smem)
@@ -268,11 +268,16 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 13, 1},
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 14, 16},
         {8, BSI_OP_GETRF, 15, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 15, 1},
-        {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 16, 16},
+        {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 4},
+        {8, BSI_OP_GESV, 20, 1, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 20, 4},
+        {8, BSI_OP_GESV, 21, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 24, 32},
+        {8, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 16, 16},
+        {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 16, 16},
+        {8, BSI_OP_GESV, 16, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 8},
         {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 1},
         {4, BSI_OP_GESV, 18, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {4, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
-        {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
+        {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 4},
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
         {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SOLVE, 0, 1},
         {8, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
