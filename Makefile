@@ -345,6 +345,17 @@ $(BUILD)/perf/%: perf/%.cu $(LIB_A) perf/bench_cuda.h test/common/cu_check.h | $
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) --threads $(NVCC_THREADS) $< $(LIB_A) -Xcompiler -fopenmp -L$(CUDA_HOME)/lib64 -lcublas -lcusparse $(REF_LIBS) -o $@
 
+# perf/tune_smem.cu, the shared-memory LU kernel's team sizes and crossovers (not in make
+# bench; a device script builds and runs it): its kernels compiled as 16 objects, which
+# make -j compiles in parallel (part 16 holds main).
+TUNE_SMEM_OBJ := $(foreach p,0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,$(BUILD)/perf/tune_smem.p$(p).o)
+$(BUILD)/perf/tune_smem.p%.o: perf/tune_smem.cu perf/bench_cuda.h include/batchsolve.h $(wildcard src/*.h) \
+                              $(wildcard cuda/*.cuh) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -Icuda -DTUNE_SMEM_PARTS=16 -DTUNE_SMEM_PART=$* -c $< -o $@
+$(BUILD)/perf/tune_smem: $(TUNE_SMEM_OBJ) $(LIB_A)
+	$(NVCC) $(NVFLAGS) $(TUNE_SMEM_OBJ) $(LIB_A) -Xcompiler -fopenmp -lm -o $@
+
 $(BUILD)/samples/%: samples/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIB_A) $(CUDA_LIBS) -lm -o $@

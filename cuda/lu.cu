@@ -24,9 +24,8 @@ BST_BUCKETS(BST_EXTERN, double)
 BST_BUCKETS(BST_EXTERN, float)
 BSP_BUCKETS(BSP_EXTERN, double)
 BSP_BUCKETS(BSP_EXTERN, float)
-BSM_BUCKETS(BSM_EXTERN, double)
-BSM_BUCKETS(BSM_EXTERN, float)
-BSM_BUCKETS_S3(BSM_EXTERN, float)
+BSM_ORDERS(BSM_EXTERN, double)
+BSM_ORDERS(BSM_EXTERN, float)
 BSI_LU_RSTEAM_SHAPES(BSR_EXTERN_D)
 BSI_LU_RSTEAM_SHAPES(BSR_EXTERN_S)
 
@@ -78,19 +77,12 @@ template <typename R> static cudaError_t bsw_launch(int op, const bsi_lu_args<R>
 template <typename R> static cudaError_t bsm_launch(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)
 {
     switch (N) {
-    case 9: return bsm_launch_n<R, 9>(op, a, s);
-    case 10: return bsm_launch_n<R, 10>(op, a, s);
-    case 11: return bsm_launch_n<R, 11>(op, a, s);
-    case 12: return bsm_launch_n<R, 12>(op, a, s);
-    case 13: return bsm_launch_n<R, 13>(op, a, s);
-    case 14: return bsm_launch_n<R, 14>(op, a, s);
-    case 15: return bsm_launch_n<R, 15>(op, a, s);
-    case 16: return bsm_launch_n<R, 16>(op, a, s);
-    default: break;
+#define BSM_CASE(R, N) \
+    case N: return BSM_LAUNCH_N(R, N)(op, a, s);
+    BSM_ORDERS(BSM_CASE, R)
+#undef BSM_CASE
+    default: return cudaErrorInvalidValue;
     }
-    if constexpr (sizeof(R) == 4)
-        if (N == 17) return bsm_launch_n<R, 17>(op, a, s); /* FP32 only */
-    return cudaErrorInvalidValue;
 }
 
 template <typename R> static cudaError_t bsi_launch_small(int op, const bsi_lu_args<R> &a, int N, cudaStream_t s)

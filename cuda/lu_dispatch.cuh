@@ -34,9 +34,9 @@
  *          while one is applied; FP32 may give a thread V = 2 systems (8-byte
  *          loads); any n, no bucket, a shape code TL TW V.
  *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
- *          or NONE, 9 <= n <= 16 (FP32 17): a thread per system, the matrix in
- *          shared memory (a run-time pivot row is an address there); one
- *          instantiation per n.
+ *          or NONE, 9 <= n <= 22: the matrix in shared memory (a run-time
+ *          pivot row is an address there), a thread per system up to n = 15
+ *          (FP32 17), a team of T = 4 lanes beyond; one instantiation per n.
  *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
  *          8-column panels factored by one warp in registers, the trailing
  *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
@@ -101,6 +101,13 @@
  *     12 (0.97x, kept for one rule) and 16 (0.6x); FP32 1.15-1.45x, 0.95x at
  *     16; FP32 n = 17 1.3x WARP, beyond it lost (0.3-0.5x at 18..24: ptxas
  *     no longer unrolls the steps, the arrays go to local memory).
+ *     Teams of lanes (SMEM's T) from FP64 n = 16, gesv: one thread per
+ *     system leaves an SM three warps at n = 16; T = 4 ran 1.34x WARP at
+ *     n = 16 (1.49x the thread per system; T = 2 0.99x T = 4) and 1.28x at
+ *     n = 20; at 24 T = 4 and 8 ran 0.74-0.81x WARP, at 32 0.57-0.6x.  Hence
+ *     FP64 gesv n = 16..20.  Compiled but not in the table, pending
+ *     measurement (perf/tune_smem.cu): FP64 n = 21, 22, getrf from 16,
+ *     FP32 18..22 (T = 4 as in FP64).
  *     Column-major input runs 56-68% of interleaved (FP64; 32-50% FP32:
  *     each thread reads its own system, 32 sectors a warp load), still
  *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
@@ -139,8 +146,7 @@ enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_
 #define BSI_LU_WARP_MAX_N_D 48 /* largest n of WARP, FP64 */
 #define BSI_LU_WARP_MAX_N_S 64 /* largest n of WARP, FP32 */
 #define BSI_LU_BLOCK_THREADS 128
-#define BSI_LU_SMEM_MAX_N_D 16 /* largest n of SMEM, FP64 */
-#define BSI_LU_SMEM_MAX_N_S 17 /* largest n of SMEM, FP32 */
+#define BSI_LU_SMEM_MAX_N 22  /* largest n of SMEM */
 
 struct bsi_lu_choice {
     int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE, _SMEM or _RSTEAM */
@@ -199,11 +205,17 @@ BSI_DISPATCH int bsi_lu_bucket(int n)
 BSI_DISPATCH int bsi_lu_tile_takes(int es, int n) { return (void)es, n <= 40; }
 BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
 
+/* SMEM's lanes per system for order n (9 <= n <= BSI_LU_SMEM_MAX_N),
+ * elements of es bytes: the crossovers above. */
+BSI_DISPATCH int bsi_lu_smem_team(int es, int n) { return n <= (es == 8 ? 15 : 17) ? 1 : 4; }
+
 /* Whether SMEM takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
- * NONE, 9 <= n <= its largest order): the crossovers above. */
+ * NONE, 9 <= n <= BSI_LU_SMEM_MAX_N): the crossovers above. */
 BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
 {
-    return n >= 9 && (es == 8 || op == BSI_OP_GETRF ? n <= 15 : n <= 17);
+    if (n < 9) return 0;
+    if (es == 8) return op == BSI_OP_GETRF ? n <= 15 : n <= 20;
+    return op == BSI_OP_GETRF ? n <= 15 : n <= 17;
 }
 
 /* Whether RSTEAM takes a getrs with one right-hand side of order n, and
@@ -233,7 +245,7 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
     const int fm = force ? force[BSI_FORCE_LU_SMEM] : 0;
     const int smem = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
-                     n <= (es == 8 ? BSI_LU_SMEM_MAX_N_D : BSI_LU_SMEM_MAX_N_S) && pivot != BSOLVE_PIVOT_FULL &&
+                     n <= BSI_LU_SMEM_MAX_N && pivot != BSOLVE_PIVOT_FULL &&
                      fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, op, n)));
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));
@@ -259,7 +271,7 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     } else if (smem) {
         c.family = BSI_LU_SMEM;
         c.bucket = n;
-        c.lanes = 1;
+        c.lanes = bsi_lu_smem_team(es, n);
     } else if (warp) {
         c.family = BSI_LU_WARP;
         c.bucket = bsi_lu_bucket(n);

@@ -1,3 +1,3 @@
 /* lu_smem_d1.cu -- FP64 instantiations of the shared-memory LU kernel, n = 9..12. */
 #include "lu_smem.cuh"
-BSM_BUCKETS_LO(BSM_INSTANTIATE, double)
+BSM_INSTANTIATE(double, 9) BSM_INSTANTIATE(double, 10) BSM_INSTANTIATE(double, 11) BSM_INSTANTIATE(double, 12)

@@ -1,3 +1,3 @@
-/* lu_smem_d2.cu -- FP64 instantiations of the shared-memory LU kernel, n = 13..16. */
+/* lu_smem_d2.cu -- FP64 instantiations of the shared-memory LU kernel, n = 13..15. */
 #include "lu_smem.cuh"
-BSM_BUCKETS_HI(BSM_INSTANTIATE, double)
+BSM_INSTANTIATE(double, 13) BSM_INSTANTIATE(double, 14) BSM_INSTANTIATE(double, 15)

@@ -1,3 +1,3 @@
-/* lu_smem_s3.cu -- FP32 instantiation of the shared-memory LU kernel, n = 17. */
+/* lu_smem_s3.cu -- FP32 instantiations of the shared-memory LU kernel, n = 17..19. */
 #include "lu_smem.cuh"
-BSM_BUCKETS_S3(BSM_INSTANTIATE, float)
+BSM_INSTANTIATE(float, 17) BSM_INSTANTIATE(float, 18) BSM_INSTANTIATE(float, 19)

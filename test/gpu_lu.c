@@ -18,7 +18,7 @@
  * with it on every order it has a bucket for, and the register-tile kernel
  * (lu_tile.cuh) and the blocked panel kernel (lu_panel.cuh) on n = 33..128,
  * the thread-per-system getrs (lu_getrs.cuh) on every getrs, the
- * shared-memory kernel (lu_smem.cuh) on n = 9..17 and the team and
+ * shared-memory kernel (lu_smem.cuh) on n = 9..22 and the team and
  * row-per-lane kernels there without it, the team getrs (lu_getrs_team.cuh)
  * on every getrs, in every shape bit for bit against the thread-per-system
  * getrs, and the table without it.
@@ -493,7 +493,7 @@ int main(void)
      * to BLOCK). */
     static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64, 80, 100, 128};
     static const int ns_solve[] = {1, 2, 5, 8, 9, 16, 33, 64, 100, 128};
-    static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17};
+    static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
     static const int ns_tile[] = {33, 35, 40, 41, 47, 48, 49, 54, 56, 57, 63, 64, 65, 80, 81, 100, 112, 127, 128};
     static const struct {
         const char *what;
@@ -531,10 +531,13 @@ int main(void)
         }
         CHECK(bsi_test_force(gpu, configs[c].knob, configs[c].value) == 0, "bsi_test_force");
         /* under a sanitizer, a few orders across the 33..128 buckets, or
-         * the first of the shared-memory kernel's (two under racecheck, the
-         * slowest) */
+         * the shared-memory kernel's teams (FP64 n = 16 with whole rows per
+         * lane, 22 with a ragged last one; FP32 n = 18), a thread per system
+         * (n = 9, 17); under racecheck, the slowest, the first two */
         static const int ns_sanf[] = {57, 100, 40, 128};
-        if (sanitize && configs[c].knob == BSI_FORCE_LU_SMEM) run_sizes(cpu, gpu, us, configs[c].ns, sanitize == 2 ? 2 : 4);
+        static const int ns_sans[] = {16, 22, 9, 18, 17};
+        if (sanitize && configs[c].knob == BSI_FORCE_LU_SMEM)
+            run_sizes(cpu, gpu, us, ns_sans, sanitize == 2 ? 2 : (int)(sizeof ns_sans / sizeof *ns_sans));
         else if (sanitize) run_sizes(cpu, gpu, us, ns_sanf, sanitize == 2 ? 2 : (int)(sizeof ns_sanf / sizeof *ns_sanf));
         else run_sizes(cpu, gpu, us, configs[c].ns, configs[c].nn);
         bsi_test_force(gpu, configs[c].knob, 0);

@@ -85,7 +85,8 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
                   "%s: team getrs shape %d T %d for %s", what, c.shape, c.lanes, lu_op[op]);
         break;
     case BSI_LU_SMEM:
-        TL_EXPECT(c.bucket == n && n >= 9 && n <= (es == 8 ? BSI_LU_SMEM_MAX_N_D : BSI_LU_SMEM_MAX_N_S) && c.lanes == 1,
+        TL_EXPECT(c.bucket == n && n >= 9 && n <= BSI_LU_SMEM_MAX_N && c.lanes == bsi_lu_smem_team(es, n) &&
+                      (c.lanes == 1 || c.lanes == 2 || c.lanes == 4 || c.lanes == 8),
                   "%s: smem bucket %d T %d", what, c.bucket, c.lanes);
         TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
                   "%s: smem kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
@@ -246,22 +247,30 @@ START_TEST(t_lu_rsteam)
 END_TEST
 
 /* The shared-memory kernel: gesv nrhs = 1 and getrf, PARTIAL or NONE, n =
- * 9..16 (FP32 9..17); by the table's choice FP64 n <= 15, FP32 gesv n <= 17
- * and getrf n <= 15; forced on everywhere it can run, forced off nowhere;
- * every order its own instantiation. */
+ * 9..22; by the table's choice FP64 gesv n <= 20 and getrf n <= 15, FP32
+ * gesv n <= 17 and getrf n <= 15; forced on everywhere it can run, forced
+ * off nowhere; every order its own instantiation, a thread per system up
+ * to FP64 n = 15 and FP32 n = 17, teams of 4 lanes beyond. */
 static int smem_takes(int f, int es, int op, int n, int nrhs, int pv)
 {
-    const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
-                    n <= (es == 8 ? 16 : 17) && pv != BSOLVE_PIVOT_FULL;
-    return can && (f == 2 || (f == 0 && n <= (es == 8 || op == BSI_OP_GETRF ? 15 : 17)));
+    const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= 22 &&
+                    pv != BSOLVE_PIVOT_FULL;
+    const int table = op == BSI_OP_GETRF ? n <= 15 : n <= (es == 8 ? 20 : 17);
+    return can && (f == 2 || (f == 0 && table));
 }
 START_TEST(t_lu_smem)
 {
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_SMEM, BSI_LU_SMEM, "smem", smem_takes, reached);
-    for (int n = 9; n <= 17; n++) TL_EXPECT(reached[n], "smem order %d never chosen", n);
+    for (int n = 9; n <= 22; n++) TL_EXPECT(reached[n], "smem order %d never chosen", n);
+    for (int es = 4; es <= 8; es += 4)
+        for (int n = 9; n <= 22; n++)
+            TL_EXPECT(bsi_lu_smem_team(es, n) == (n <= (es == 8 ? 15 : 17) ? 1 : 4), "smem team size es %d n %d: %d",
+                      es, n, bsi_lu_smem_team(es, n));
     TL_EXPECT(lu_both_forced(BSI_FORCE_LU_SMEM, BSI_FORCE_LU_WARP, 12) == BSI_LU_WARP,
               "WARP forced wins over SMEM forced");
+    TL_EXPECT(lu_both_forced(BSI_FORCE_LU_SMEM, BSI_FORCE_LU_WARP, 20) == BSI_LU_WARP,
+              "WARP forced wins over SMEM forced (a team)");
     TL_CLEAN("LU shared-memory kernel's knob");
 }
 END_TEST
@@ -316,11 +325,16 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 13, 1},
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 14, 16},
         {8, BSI_OP_GETRF, 15, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 15, 1},
-        {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 16, 16},
+        {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 4},
+        {8, BSI_OP_GESV, 20, 1, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 20, 4},
+        {8, BSI_OP_GESV, 21, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 24, 32},
+        {8, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 16, 16},
+        {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 16, 16},
+        {8, BSI_OP_GESV, 16, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 8},
         {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 1},
         {4, BSI_OP_GESV, 18, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {4, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
-        {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
+        {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 4},
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
         {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 1},
         {8, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
