@@ -79,12 +79,12 @@ template <int I> static void tune_register()
             tune_case c = {tune_es(I), N, T, nullptr, nullptr, {}};
             if constexpr (tune_es(I) == 8) {
                 c.launch_d = bsm_launch_n<double, N, T>;
-                cudaFuncGetAttributes(&c.fa[0], bsm_k<double, N, T, BSI_OP_GESV>);
-                cudaFuncGetAttributes(&c.fa[1], bsm_k<double, N, T, BSI_OP_GETRF>);
+                cudaFuncGetAttributes(&c.fa[0], bsm_k<double, N, T, BSI_OP_GESV, false>);
+                cudaFuncGetAttributes(&c.fa[1], bsm_k<double, N, T, BSI_OP_GETRF, false>);
             } else {
                 c.launch_s = bsm_launch_n<float, N, T>;
-                cudaFuncGetAttributes(&c.fa[0], bsm_k<float, N, T, BSI_OP_GESV>);
-                cudaFuncGetAttributes(&c.fa[1], bsm_k<float, N, T, BSI_OP_GETRF>);
+                cudaFuncGetAttributes(&c.fa[0], bsm_k<float, N, T, BSI_OP_GESV, false>);
+                cudaFuncGetAttributes(&c.fa[1], bsm_k<float, N, T, BSI_OP_GETRF, false>);
             }
             tune_cases().push_back(c);
         }
