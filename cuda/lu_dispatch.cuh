@@ -101,13 +101,16 @@
  *     12 (0.97x, kept for one rule) and 16 (0.6x); FP32 1.15-1.45x, 0.95x at
  *     16; FP32 n = 17 1.3x WARP, beyond it lost (0.3-0.5x at 18..24: ptxas
  *     no longer unrolls the steps, the arrays go to local memory).
- *     Teams of lanes (SMEM's T) from FP64 n = 16, gesv: one thread per
- *     system leaves an SM three warps at n = 16; T = 4 ran 1.34x WARP at
- *     n = 16 (1.49x the thread per system; T = 2 0.99x T = 4) and 1.28x at
- *     n = 20; at 24 T = 4 and 8 ran 0.74-0.81x WARP, at 32 0.57-0.6x.  Hence
- *     FP64 gesv n = 16..20.  Compiled but not in the table, pending
- *     measurement (perf/tune_smem.cu): FP64 n = 21, 22, getrf from 16,
- *     FP32 18..22 (T = 4 as in FP64).
+ *     Teams of lanes (SMEM's T): one thread per system leaves an SM three
+ *     warps at FP64 n = 16.  perf/tune_smem (every T against the table):
+ *     FP64 gesv T = 4 1.0x / 1.32x WARP at n = 16 / 20, T = 2 1.05 / 1.29x
+ *     at 17 / 18, T = 4 1.0x at 19; getrf 1.25 / 1.24 / 1.11 / 1.22x at 16
+ *     / 17 / 18 / 20 (0.94x at 19: WARP keeps it); at 21..24 every T lost
+ *     (0.74-0.93x).  FP32 gesv T = 2 1.07 / 1.73x at 17 / 18, T = 4 1.19 /
+ *     1.61 / 1.01x at 19 / 20 / 21; getrf 1.74 / 1.92 / 1.25 / 1.72 /
+ *     1.16x at 17..21; at 16 the thread per system (1.0x gesv; the getrf
+ *     there stays WARP's, 0.9x), at 22 0.89x.  One T per order: the
+ *     kernel is instantiated once per (precision, n).
  *     Column-major input runs 56-68% of interleaved (FP64; 32-50% FP32:
  *     each thread reads its own system, 32 sectors a warp load), still
  *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
@@ -207,15 +210,19 @@ BSI_DISPATCH int bsi_lu_panel_takes(int es, int n) { return (void)es, n > 40; }
 
 /* SMEM's lanes per system for order n (9 <= n <= BSI_LU_SMEM_MAX_N),
  * elements of es bytes: the crossovers above. */
-BSI_DISPATCH int bsi_lu_smem_team(int es, int n) { return n <= (es == 8 ? 15 : 17) ? 1 : 4; }
+BSI_DISPATCH int bsi_lu_smem_team(int es, int n)
+{
+    if (es == 8) return n <= 15 ? 1 : n == 17 || n == 18 ? 2 : 4;
+    return n <= 16 ? 1 : n <= 18 ? 2 : 4;
+}
 
 /* Whether SMEM takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
  * NONE, 9 <= n <= BSI_LU_SMEM_MAX_N): the crossovers above. */
 BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
 {
     if (n < 9) return 0;
-    if (es == 8) return op == BSI_OP_GETRF ? n <= 15 : n <= 20;
-    return op == BSI_OP_GETRF ? n <= 15 : n <= 17;
+    if (es == 8) return op == BSI_OP_GETRF ? n <= 18 || n == 20 : n <= 20;
+    return op == BSI_OP_GETRF ? n <= 15 || (n >= 17 && n <= 21) : n <= 21;
 }
 
 /* Whether RSTEAM takes a getrs with one right-hand side of order n, and

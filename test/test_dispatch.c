@@ -255,7 +255,8 @@ static int smem_takes(int f, int es, int op, int n, int nrhs, int pv)
 {
     const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= 22 &&
                     pv != BSOLVE_PIVOT_FULL;
-    const int table = op == BSI_OP_GETRF ? n <= 15 : n <= (es == 8 ? 20 : 17);
+    const int table = es == 8 ? (op == BSI_OP_GETRF ? n <= 18 || n == 20 : n <= 20)
+                              : (op == BSI_OP_GETRF ? n <= 15 || (n >= 17 && n <= 21) : n <= 21);
     return can && (f == 2 || (f == 0 && table));
 }
 START_TEST(t_lu_smem)
@@ -263,10 +264,12 @@ START_TEST(t_lu_smem)
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_SMEM, BSI_LU_SMEM, "smem", smem_takes, reached);
     for (int n = 9; n <= 22; n++) TL_EXPECT(reached[n], "smem order %d never chosen", n);
+    /* the teams perf/tune_smem picked, order 9..22 */
+    static const int t8[] = {1, 1, 1, 1, 1, 1, 1, 4, 2, 2, 4, 4, 4, 4}, t4[] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 4, 4, 4, 4};
     for (int es = 4; es <= 8; es += 4)
         for (int n = 9; n <= 22; n++)
-            TL_EXPECT(bsi_lu_smem_team(es, n) == (n <= (es == 8 ? 15 : 17) ? 1 : 4), "smem team size es %d n %d: %d",
-                      es, n, bsi_lu_smem_team(es, n));
+            TL_EXPECT(bsi_lu_smem_team(es, n) == (es == 8 ? t8 : t4)[n - 9], "smem team size es %d n %d: %d", es, n,
+                      bsi_lu_smem_team(es, n));
     TL_EXPECT(lu_both_forced(BSI_FORCE_LU_SMEM, BSI_FORCE_LU_WARP, 12) == BSI_LU_WARP,
               "WARP forced wins over SMEM forced");
     TL_EXPECT(lu_both_forced(BSI_FORCE_LU_SMEM, BSI_FORCE_LU_WARP, 20) == BSI_LU_WARP,
@@ -328,13 +331,15 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 4},
         {8, BSI_OP_GESV, 20, 1, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 20, 4},
         {8, BSI_OP_GESV, 21, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 24, 32},
-        {8, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 16, 16},
+        {8, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 4},
+        {8, BSI_OP_GETRF, 19, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
         {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 16, 16},
         {8, BSI_OP_GESV, 16, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 8},
-        {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 1},
-        {4, BSI_OP_GESV, 18, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
+        {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 2},
+        {4, BSI_OP_GESV, 22, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 24, 32},
+        {4, BSI_OP_GESV, 18, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 18, 2},
         {4, BSI_OP_GETRF, 16, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 16, 4},
-        {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 4},
+        {8, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 2},
         {8, BSI_OP_GESV, 13, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 14, 8},
         {8, BSI_OP_GETRS, 20, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 1},
         {8, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
@@ -361,7 +366,8 @@ START_TEST(t_lu_table)
         {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 1},
         {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_FULL, BSI_LU_TEAM, 16, 4},
         {4, BSI_OP_GESV, 25, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 28, 32},
-        {4, BSI_OP_GETRF, 17, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 20, 32},
+        {4, BSI_OP_GETRF, 17, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 2},
+        {4, BSI_OP_GETRF, 21, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 21, 4},
         {4, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 64, 64},
         {4, BSI_OP_GESV, 49, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GESV, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 96, 128},
