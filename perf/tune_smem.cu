@@ -3,14 +3,15 @@
  * (cuda/lu_smem.cuh) and where it pays, the measurement behind
  * bsi_lu_smem_team() and bsi_lu_smem_takes() in cuda/lu_dispatch.cuh.
  *
- * For FP64 and FP32, n = 16..24 (BSOLVE_BENCH_NS=16,20 for fewer), about
+ * For FP64 and FP32, n = 16..24 (BSOLVE_BENCH_NS=16,20 for others; 9..15 compiled too), about
  * BSOLVE_BENCH_MB (default 1024) MB of matrices per case, device memory:
  *   table   the library's choice (bsi_launch_lu, as bsolve_?gesv runs it);
  *   -smem   the table without the shared-memory kernel (LU_SMEM=1): the
  *           kernel it replaces, or would;
  *   T=t     the shared-memory kernel launched directly with t lanes per
- *           system, t = 2, 4, 8, and 1 where it was compiled (FP64 n = 16,
- *           FP32 16..17: beyond, its arrays went to local memory);
+ *           system, t = 2, 4, 8 from n = 16 and 1 where it was compiled
+ *           (FP64 n = 16, FP32 16..17: beyond, its arrays went to local
+ *           memory), t = 1, 2, 4 at n = 9..15;
  * each on gesv PARTIAL interleaved, gesv PARTIAL column-major, gesv NONE
  * interleaved and getrf PARTIAL interleaved: systems per second, % of the
  * copy floor (gesv reads A and b and writes x; getrf reads A and writes the
@@ -65,11 +66,14 @@ inline std::vector<tune_case> &tune_cases()
 }
 
 /* case I: FP64 then FP32, n = 16..24 with T = 2, 4, 8; then T = 1 at FP64
- * 16 and FP32 16, 17 */
-enum { TUNE_NCASES = 57 };
-constexpr int tune_es(int I) { return I < 27 ? 8 : I < 54 ? 4 : I == 54 ? 8 : 4; }
-constexpr int tune_n(int I) { return I < 27 ? 16 + I / 3 : I < 54 ? 16 + (I - 27) / 3 : I == 56 ? 17 : 16; }
-constexpr int tune_t(int I) { return I < 54 ? 2 << (I % 27 % 3) : 1; }
+ * 16 and FP32 16, 17; then FP64 and FP32 n = 9..15 with T = 1, 2, 4 */
+enum { TUNE_NCASES = 99 };
+constexpr int tune_es(int I) { return I < 27 ? 8 : I < 54 ? 4 : I == 54 ? 8 : I < 57 ? 4 : I < 78 ? 8 : 4; }
+constexpr int tune_n(int I)
+{
+    return I < 27 ? 16 + I / 3 : I < 54 ? 16 + (I - 27) / 3 : I < 57 ? (I == 56 ? 17 : 16) : 9 + (I - 57) % 21 / 3;
+}
+constexpr int tune_t(int I) { return I < 54 ? 2 << (I % 27 % 3) : I < 57 ? 1 : 1 << ((I - 57) % 3); }
 
 template <int I> static void tune_register()
 {
