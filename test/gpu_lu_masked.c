@@ -366,7 +366,7 @@ int main(void)
     /* the table's kernels: TEAM (1..8, 24, 32), SMEM (9, 12, 15), WARP (13, 16, 20, 48),
      * TILE (33, 40), PANEL (54, 64, 100, 128), BLOCK (FULL beyond 48), SOLVE (getrs from 9) */
     static const int ns_table[] = {1, 2, 3, 5, 8, 9, 12, 13, 15, 16, 20, 24, 32, 33, 40, 48, 54, 64, 100, 128};
-    static const int ns_san[] = {3, 12, 20, 40, 54, 128};
+    static const int ns_san[] = {3, 12, 17, 20, 21, 40, 54, 128};
     if (only <= 0) {
         printf("== gpu_lu_masked: the dispatch table's kernels\n");
         fflush(stdout);
@@ -377,7 +377,7 @@ int main(void)
      * change the kernel */
     static const int ns_forced[] = {9, 11, 12, 13, 16, 17, 24, 27, 32, 40, 48, 49, 64};
     static const int ns_solve[] = {1, 2, 5, 8, 9, 16, 33, 64, 100, 128};
-    static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17};
+    static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
     static const int ns_tile[] = {33, 40, 41, 48, 49, 56, 57, 64, 65, 80, 100, 128};
     static const struct {
         const char *what;
