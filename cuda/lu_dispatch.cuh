@@ -34,9 +34,10 @@
  *          while one is applied; FP32 may give a thread V = 2 systems (8-byte
  *          loads); any n, no bucket, a shape code TL TW V.
  *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
- *          or NONE, 9 <= n <= 22: the matrix in shared memory (a run-time
- *          pivot row is an address there), a thread per system up to n = 15
- *          (FP32 17), a team of T = 4 lanes beyond; one instantiation per n.
+ *          or NONE, 9 <= n <= 22, and FULL where a thread owns its system:
+ *          the matrix in shared memory (a run-time pivot row or column is
+ *          an address there), a thread per system up to n = 15 (FP32 16),
+ *          a team of T = 2 or 4 lanes beyond; one instantiation per n.
  *   PANEL  lu_panel.cuh, the same calls as TILE: blocked right-looking LU,
  *          8-column panels factored by one warp in registers, the trailing
  *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
@@ -252,7 +253,7 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
     const int fm = force ? force[BSI_FORCE_LU_SMEM] : 0;
     const int smem = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
-                     n <= BSI_LU_SMEM_MAX_N && pivot != BSOLVE_PIVOT_FULL &&
+                     n <= BSI_LU_SMEM_MAX_N && (pivot != BSOLVE_PIVOT_FULL || bsi_lu_smem_team(es, n) == 1) &&
                      fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, op, n)));
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));

@@ -1,7 +1,8 @@
 /*
  * lu_smem.cuh -- LU with the matrix in shared memory, a thread or a team of
  * T lanes per system (gesv with one right-hand side and getrf, PARTIAL or
- * NONE, 9 <= n <= 22; lu_dispatch.cuh's table says when, and with which T).
+ * NONE, 9 <= n <= 22, FULL with a thread per system; lu_dispatch.cuh's
+ * table says when, and with which T).
  * One instantiation per order n = N: no padding, no masks.
  *
  * Why: a kernel whose lanes share a system in registers pays, every
@@ -47,7 +48,9 @@
  * 2N loads of a lane in flight before the first use.
  *
  * Numerics are the team kernel's (lu_small.cuh): largest |a|, ties to the
- * lowest row, NaN never a pivot unless all are; the multipliers by the
+ * lowest row (FULL: the trailing matrix scanned column by column, ties to
+ * the lowest column, whole columns exchanged, as dgetc2), NaN never a
+ * pivot unless all are; the multipliers by the
  * reciprocal of the pivot, a subnormal pivot scaled up by 2^64 (2^32)
  * first; getrf's L in LINPACK form (common.cuh).
  *
@@ -160,12 +163,16 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
 #define BSM_CK(i) (T == 1 ? col[(i) % CN] : BSM(i, k))
     R rv[N];         /* gesv: reciprocal pivots */
     uint32_t tm = 0; /* bit k: pivot k is subnormal, rv[k] = 1/(d 2^64) */
+    constexpr int QW = T == 1 ? (N + 3) / 4 : 1;
+    uint32_t qk[QW]; /* FULL (T = 1): pivot column of step k, byte k */
+#pragma unroll
+    for (int t = 0; t < QW; t++) qk[t] = 0;
 #pragma unroll
     for (int k = 0; k < N; k++) rv[k] = R(1);
 #pragma unroll
     for (int k = 0; k < N; k++) {
-        int p = k;
-        if (pivot == BSOLVE_PIVOT_PARTIAL) {
+        int p = k, q = k;
+        if (pivot != BSOLVE_PIVOT_NONE) {
             R best = R(-1);
 #pragma unroll
             for (int s = 0; s * T < N - k; s++) {
@@ -174,6 +181,40 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
                 const bool take = v > best;
                 best = take ? v : best;
                 p = take ? i : p;
+            }
+            if constexpr (T == 1) {
+                if (pivot == BSOLVE_PIVOT_FULL) {
+                    /* the rest of the trailing matrix, column by column
+                     * (ties to the lowest column, then row, as dgetc2
+                     * scans), then columns k and q exchanged over every row
+                     * (dgetc2 swaps whole columns) */
+#pragma unroll
+                    for (int j = k + 1; j < N; j++)
+#pragma unroll
+                        for (int i = k; i < N; i++) {
+                            const R v = fabs(BSM(i, j));
+                            const bool take = v > best;
+                            best = take ? v : best;
+                            p = take ? i : p;
+                            q = take ? j : q;
+                        }
+                    if (q != k) {
+                        R *const colq = sm + q * LD;
+#pragma unroll
+                        for (int i = 0; i < k; i++) {
+                            const R t = BSM(i, k);
+                            BSM(i, k) = colq[i * RS];
+                            colq[i * RS] = t;
+                        }
+#pragma unroll
+                        for (int i = k; i < N; i++) {
+                            const R t = col[i % CN];
+                            col[i % CN] = colq[i * RS];
+                            colq[i * RS] = t;
+                        }
+                    }
+                    qk[k / 4 % QW] |= (uint32_t)q << (8 * (k % 4));
+                }
             }
 #pragma unroll
             for (int o = T / 2; o > 0; o >>= 1) {
@@ -196,7 +237,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
         if constexpr (OP == BSI_OP_GETRF) {
             if (valid && l == 0) {
                 a.rp[k * a.fld + sys] = (uint8_t)p;
-                a.cp[k * a.fld + sys] = (uint8_t)k;
+                a.cp[k * a.fld + sys] = (uint8_t)q;
             }
         }
         /* the pivot, row p of column k (T = 1: the register column's row k
@@ -240,7 +281,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
          * columns keep the row order of their own step): row p's entries are
          * the pivot row u, row k's move to row p */
         R u[C];
-        if (pivot == BSOLVE_PIVOT_PARTIAL) {
+        if (pivot != BSOLVE_PIVOT_NONE) {
 #pragma unroll
             for (int c = 0; c < C; c++) {
                 const int j = l + c * T;
@@ -311,6 +352,22 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
             for (int s = 0; s * T < i; s++)
                 if (l + s * T < i) x[s] = fma(-BSM(l + s * T, i), xi, x[s]);
         }
+        if (T == 1 && pivot == BSOLVE_PIVOT_FULL) {
+            /* x <- Q x: the column interchanges backwards, through b's
+             * column */
+#pragma unroll
+            for (int i = 0; i < N; i++) BSM(i, N) = x[i % S];
+#pragma unroll
+            for (int k = N - 1; k >= 0; k--) {
+                const int q = (qk[k / 4 % QW] >> (8 * (k % 4))) & 0xff;
+                R *const bq = sm + N * LD + q * RS;
+                const R t = BSM(k, N);
+                BSM(k, N) = *bq;
+                *bq = t;
+            }
+#pragma unroll
+            for (int i = 0; i < N; i++) x[i % S] = BSM(i, N);
+        }
         const int finfo = bad ? BSOLVE_INFO_NONFINITE : pinfo;
         if (valid) {
             R *b = a.B + sys * a.vb.ks + l * a.vb.is;
@@ -333,6 +390,7 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
     constexpr int SW = 32 / T;
     const int64_t blocks = (a.count + SW - 1) / SW;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    if (T > 1 && a.pivot == BSOLVE_PIVOT_FULL) return cudaErrorInvalidConfiguration; /* a thread's own search only */
     if (op == BSI_OP_GESV) {
         constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
         if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false>, smem)) return cudaErrorInvalidConfiguration;

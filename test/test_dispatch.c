@@ -66,14 +66,14 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
                       (c.bucket <= 64 ? c.bucket % 8 == 0 && c.bucket - n < 8 && c.lanes == 64
                                       : c.bucket % 16 == 0 && c.bucket - n < 16 && c.lanes == 256),
                   "%s: tile bucket %d T %d", what, c.bucket, c.lanes);
-        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
+        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && (pv != BSOLVE_PIVOT_FULL || c.lanes == 1),
                   "%s: tile kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
         break;
     case BSI_LU_PANEL:
         TL_EXPECT(n >= 33 && c.bucket >= n && (c.bucket == 64 || c.bucket == 96 || c.bucket == 128) &&
                       c.bucket - n < 32 && c.lanes == (c.bucket <= 64 ? 64 : 128),
                   "%s: panel bucket %d T %d", what, c.bucket, c.lanes);
-        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
+        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && (pv != BSOLVE_PIVOT_FULL || c.lanes == 1),
                   "%s: panel kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
         break;
     case BSI_LU_SOLVE:
@@ -88,7 +88,7 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
         TL_EXPECT(c.bucket == n && n >= 9 && n <= BSI_LU_SMEM_MAX_N && c.lanes == bsi_lu_smem_team(es, n) &&
                       (c.lanes == 1 || c.lanes == 2 || c.lanes == 4 || c.lanes == 8),
                   "%s: smem bucket %d T %d", what, c.bucket, c.lanes);
-        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && pv != BSOLVE_PIVOT_FULL,
+        TL_EXPECT((op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && (pv != BSOLVE_PIVOT_FULL || c.lanes == 1),
                   "%s: smem kernel for %s nrhs %d pivot %d", what, lu_op[op], nrhs, pv);
         break;
     default: TL_EXPECT(0, "%s: family %d", what, c.family);
@@ -254,7 +254,7 @@ END_TEST
 static int smem_takes(int f, int es, int op, int n, int nrhs, int pv)
 {
     const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= 22 &&
-                    pv != BSOLVE_PIVOT_FULL;
+                    (pv != BSOLVE_PIVOT_FULL || n <= (es == 8 ? 15 : 16));
     const int table = es == 8 ? (op == BSI_OP_GETRF ? n <= 18 || n == 20 : n <= 20)
                               : (op == BSI_OP_GETRF ? n <= 15 || (n >= 17 && n <= 21) : n <= 21);
     return can && (f == 2 || (f == 0 && table));
@@ -324,9 +324,9 @@ START_TEST(t_lu_table)
     static const struct { int es, op, n, nrhs, pv, family, bucket, lanes; } pin[] = {
         {8, BSI_OP_GESV, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
         {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 12, 1},
-        {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_FULL, BSI_LU_TEAM, 12, 4},
+        {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_FULL, BSI_LU_SMEM, 12, 1},
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 13, 1},
-        {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 14, 16},
+        {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_SMEM, 13, 1},
         {8, BSI_OP_GETRF, 15, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 15, 1},
         {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 4},
         {8, BSI_OP_GESV, 20, 1, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 20, 4},
@@ -364,7 +364,8 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GESV, 100, 1, BSOLVE_PIVOT_FULL, BSI_LU_BLOCK, 0, 128},
         {8, BSI_OP_GESV, 33, 2, BSOLVE_PIVOT_NONE, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 1},
-        {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_FULL, BSI_LU_TEAM, 16, 4},
+        {4, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_FULL, BSI_LU_SMEM, 16, 1},
+        {4, BSI_OP_GESV, 17, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 20, 32},
         {4, BSI_OP_GESV, 25, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_WARP, 28, 32},
         {4, BSI_OP_GETRF, 17, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 17, 2},
         {4, BSI_OP_GETRF, 21, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 21, 4},
