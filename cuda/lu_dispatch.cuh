@@ -112,6 +112,10 @@
  *     1.16x at 17..21; at 16 the thread per system (1.0x gesv; the getrf
  *     there stays WARP's, 0.9x), at 22 0.89x.  One T per order: the
  *     kernel is instantiated once per (precision, n).
+ *     FULL with a thread per system (its own instantiation): FP64 gesv
+ *     1.68x the team kernel's FULL at n = 10, 0.8x at 12 (the search is
+ *     about n^3 / 3 loads and compares of one thread); FP32 2.0 / 2.15 /
+ *     1.17x at 10 / 12 / 16.  Hence FP64 9..11, FP32 9..16.
  *     Column-major input runs 56-68% of interleaved (FP64; 32-50% FP32:
  *     each thread reads its own system, 32 sectors a warp load), still
  *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
@@ -217,6 +221,10 @@ BSI_DISPATCH int bsi_lu_smem_team(int es, int n)
     return n <= 16 ? 1 : n <= 18 ? 2 : 4;
 }
 
+/* Whether SMEM has a FULL instantiation for order n (a thread per system),
+ * and takes FULL calls there: the crossovers above. */
+BSI_DISPATCH int bsi_lu_smem_full(int es, int n) { return n >= 9 && n <= (es == 8 ? 11 : 16); }
+
 /* Whether SMEM takes a call it can run (gesv nrhs = 1 or getrf, PARTIAL or
  * NONE, 9 <= n <= BSI_LU_SMEM_MAX_N): the crossovers above. */
 BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
@@ -253,7 +261,7 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     const int panel = big && !tile && (fp == 2 || (fp == 0 && fw == 0 && bsi_lu_panel_takes(es, n)));
     const int fm = force ? force[BSI_FORCE_LU_SMEM] : 0;
     const int smem = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
-                     n <= BSI_LU_SMEM_MAX_N && (pivot != BSOLVE_PIVOT_FULL || bsi_lu_smem_team(es, n) == 1) &&
+                     n <= BSI_LU_SMEM_MAX_N && (pivot != BSOLVE_PIVOT_FULL || bsi_lu_smem_full(es, n)) &&
                      fw != 2 && (fm == 2 || (fm == 0 && bsi_lu_smem_takes(es, op, n)));
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));

@@ -86,9 +86,10 @@ template <int T> __device__ __forceinline__ void bsm_sync()
     if constexpr (T > 1) __syncwarp();
 }
 
-template <typename R, int N, int T, int OP, bool LIST>
+template <typename R, int N, int T, int OP, bool LIST, bool FULL = false>
 __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
 {
+    static_assert(!FULL || T == 1, "FULL: a thread's own search");
     using L = bsi_lim<R>;
     using SH = bsm_shape<R, N, T, OP>;
     constexpr int NC = SH::NC, LD = SH::LD, RS = SH::RS;
@@ -105,7 +106,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
     if (T == 1 && li >= cnt) return;     /* a team's lanes shuffle: none leaves early */
     const bool valid = T == 1 || li < cnt; /* this lane's system is one of the call's */
     const int64_t sys = valid ? bsi_lu_sys<LIST>(a, li) : 0;
-    const int pivot = a.pivot;    /* a.n == N */
+    const int pivot = FULL ? BSOLVE_PIVOT_FULL : a.pivot; /* a.n == N */
 
     /* ---- load A (and b), rows l (mod T); a non-finite entry makes its
      * accumulator NaN ---- */
@@ -163,8 +164,8 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
 #define BSM_CK(i) (T == 1 ? col[(i) % CN] : BSM(i, k))
     R rv[N];         /* gesv: reciprocal pivots */
     uint32_t tm = 0; /* bit k: pivot k is subnormal, rv[k] = 1/(d 2^64) */
-    constexpr int QW = T == 1 ? (N + 3) / 4 : 1;
-    uint32_t qk[QW]; /* FULL (T = 1): pivot column of step k, byte k */
+    constexpr int QW = FULL ? (N + 3) / 4 : 1;
+    uint32_t qk[QW]; /* FULL: pivot column of step k, byte k */
 #pragma unroll
     for (int t = 0; t < QW; t++) qk[t] = 0;
 #pragma unroll
@@ -182,8 +183,8 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
                 best = take ? v : best;
                 p = take ? i : p;
             }
-            if constexpr (T == 1) {
-                if (pivot == BSOLVE_PIVOT_FULL) {
+            if constexpr (FULL) {
+                {
                     /* the rest of the trailing matrix, column by column
                      * (ties to the lowest column, then row, as dgetc2
                      * scans), then columns k and q exchanged over every row
@@ -352,7 +353,7 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
             for (int s = 0; s * T < i; s++)
                 if (l + s * T < i) x[s] = fma(-BSM(l + s * T, i), xi, x[s]);
         }
-        if (T == 1 && pivot == BSOLVE_PIVOT_FULL) {
+        if constexpr (FULL) {
             /* x <- Q x: the column interchanges backwards, through b's
              * column */
 #pragma unroll
@@ -390,7 +391,26 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
     constexpr int SW = 32 / T;
     const int64_t blocks = (a.count + SW - 1) / SW;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    if (T > 1 && a.pivot == BSOLVE_PIVOT_FULL) return cudaErrorInvalidConfiguration; /* a thread's own search only */
+    if (a.pivot == BSOLVE_PIVOT_FULL) {
+        /* its own instantiation (the search and the column interchanges
+         * inline in every step would crowd the other calls' code), where
+         * the table takes it; no list form (a masked call takes the table
+         * without this kernel) */
+        if constexpr (T == 1 && bsi_lu_smem_full((int)sizeof(R), N)) {
+            if (a.sel) return cudaErrorInvalidConfiguration;
+            if (op == BSI_OP_GESV) {
+                constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
+                if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false, true>, smem)) return cudaErrorInvalidConfiguration;
+                bsm_k<R, N, T, BSI_OP_GESV, false, true><<<(unsigned)blocks, 32, smem, st>>>(a);
+            } else {
+                constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GETRF>::bytes;
+                if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GETRF, false, true>, smem)) return cudaErrorInvalidConfiguration;
+                bsm_k<R, N, T, BSI_OP_GETRF, false, true><<<(unsigned)blocks, 32, smem, st>>>(a);
+            }
+            return cudaGetLastError();
+        }
+        return cudaErrorInvalidConfiguration;
+    }
     if (op == BSI_OP_GESV) {
         constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
         if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false>, smem)) return cudaErrorInvalidConfiguration;

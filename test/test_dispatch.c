@@ -254,7 +254,7 @@ END_TEST
 static int smem_takes(int f, int es, int op, int n, int nrhs, int pv)
 {
     const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= 22 &&
-                    (pv != BSOLVE_PIVOT_FULL || n <= (es == 8 ? 15 : 16));
+                    (pv != BSOLVE_PIVOT_FULL || n <= (es == 8 ? 11 : 16));
     const int table = es == 8 ? (op == BSI_OP_GETRF ? n <= 18 || n == 20 : n <= 20)
                               : (op == BSI_OP_GETRF ? n <= 15 || (n >= 17 && n <= 21) : n <= 21);
     return can && (f == 2 || (f == 0 && table));
@@ -324,9 +324,10 @@ START_TEST(t_lu_table)
     static const struct { int es, op, n, nrhs, pv, family, bucket, lanes; } pin[] = {
         {8, BSI_OP_GESV, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
         {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 12, 1},
-        {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_FULL, BSI_LU_SMEM, 12, 1},
+        {8, BSI_OP_GESV, 11, 1, BSOLVE_PIVOT_FULL, BSI_LU_SMEM, 11, 1},
+        {8, BSI_OP_GESV, 12, 1, BSOLVE_PIVOT_FULL, BSI_LU_TEAM, 12, 4},
         {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 13, 1},
-        {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_SMEM, 13, 1},
+        {8, BSI_OP_GESV, 13, 1, BSOLVE_PIVOT_FULL, BSI_LU_WARP, 14, 16},
         {8, BSI_OP_GETRF, 15, 0, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 15, 1},
         {8, BSI_OP_GESV, 16, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_SMEM, 16, 4},
         {8, BSI_OP_GESV, 20, 1, BSOLVE_PIVOT_NONE, BSI_LU_SMEM, 20, 4},
