@@ -86,6 +86,28 @@ template <> __device__ __forceinline__ void bsp_mma<double>(double &c0, double &
 }
 #endif
 
+/* 1 / x for the panel's pivot candidates, x normal and within 2^+-1020 or
+ * not: the division's fast path (the reciprocal estimate and two Newton
+ * steps) as straight-line code, so that it overlaps the warp's pivot
+ * reduction; x outside that range (huge, infinite, NaN: never a scaled
+ * subnormal pivot) is done again by the division itself after the
+ * reduction (bsp_rcp_fix). */
+template <typename R> __device__ __forceinline__ R bsp_rcp(R x) { return R(1) / x; }
+template <typename R> __device__ __forceinline__ R bsp_rcp_fix(R x, R r) { return r; }
+template <> __device__ __forceinline__ double bsp_rcp<double>(double x)
+{
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+    double t = fma(-x, r, 1.0);
+    t = fma(t, t, t);
+    t = fma(r, t, r);
+    return fma(t, fma(-x, t, 1.0), t);
+}
+template <> __device__ __forceinline__ double bsp_rcp_fix<double>(double x, double r)
+{
+    return fabs(x) >= 0x1p-1020 && fabs(x) <= 0x1p1020 ? r : 1.0 / x;
+}
+
 /* Rank of a pivot candidate as an unsigned integer: |a|'s bits (ordered as
  * the values for non-negative doubles and floats) + 2; NaN 1, below every
  * number; 0 is left for rows that are not candidates. */
@@ -168,9 +190,9 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
          * up are the padding, never candidates */
         int p = k;
         R dv = P[0][kk];
+        unsigned long long best = 0;
+        int bp = 0x7fffffff;
         if (PIV == BSOLVE_PIVOT_PARTIAL) {
-            unsigned long long best = 0;
-            int bp = 0x7fffffff;
 #pragma unroll
             for (int t = 0; t < RT; t++) {
                 const unsigned long long c = (!done[t] && pos[t] < n) ? bsp_rank(P[t][kk]) : 0ULL;
@@ -179,15 +201,22 @@ __device__ __forceinline__ void bsp_panel(R *S, int k0, int n, int nn, R *rd, ui
                 bp = take ? pos[t] : bp;
                 dv = take ? P[t][kk] : dv;
             }
-            const int am = bsp_argmax(best, bp);
-            p = live ? am : k;
         } else {
 #pragma unroll
             for (int t = 1; t < RT; t++) dv = pos[t] == k ? P[t][kk] : dv;
         }
+        /* every lane's candidate's reciprocal, started before the
+         * reduction so that the two chains overlap (the division's
+         * range check and slow path, a branch, had kept them in turn) */
         const bool z = dv == R(0);
         const bool tiny = fabs(dv) < L::minnorm() && !z;
-        const R rv = R(1) / (z ? R(1) : dv * (tiny ? L::up() : R(1)));
+        const R rx = z ? R(1) : dv * (tiny ? L::up() : R(1));
+        R rv = bsp_rcp(rx);
+        if (PIV == BSOLVE_PIVOT_PARTIAL) {
+            const int am = bsp_argmax(best, bp);
+            p = live ? am : k;
+        }
+        rv = bsp_rcp_fix(rx, rv);
         bool mine[RT], any = false;
 #pragma unroll
         for (int t = 0; t < RT; t++) {
