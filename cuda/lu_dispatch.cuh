@@ -32,7 +32,10 @@
  *          lanes of a warp times TW warps) reading consecutive rows of a
  *          column, b in shared memory, the next group of loads in flight
  *          while one is applied; FP32 may give a thread V = 2 systems (8-byte
- *          loads); any n, no bucket, a shape code TL TW V.
+ *          loads); walking the factors step by step (W = 0) or as one
+ *          stream in chunks of T LV entries whatever the steps, the pivots
+ *          and U's diagonal in shared memory with b (W = 1); any n, no
+ *          bucket, a shape code W D TL TW V.
  *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
  *          or NONE, 9 <= n <= 16 (FP32 17): a thread per system, the matrix in
  *          shared memory (a run-time pivot row is an address there); one
@@ -149,23 +152,28 @@ struct bsi_lu_choice {
     int shape;  /* RSTEAM's shape code (BSI_LU_RSTEAM_SHAPES), 0 for the others */
 };
 
-/* RSTEAM's compiled shapes (lu_getrs_team.cuh): X(TL, TW, V, D) is a team
- * of TL lanes of a warp times TW warps serving V systems per thread, with D
- * groups of loads in flight; shape code (D - 1) 1000 + TL 100 + TW 10 + V
- * (811: 8 lanes, one warp, one system, one group; 1811 the same with two).
- * Four lists, one instantiation file each. */
-#define BSI_LU_RSTEAM_SHAPES_A(X) X(1, 1, 1, 1) X(2, 1, 1, 1) X(4, 1, 1, 1) X(8, 1, 1, 1)
-#define BSI_LU_RSTEAM_SHAPES_B(X) X(1, 2, 1, 1) X(1, 4, 1, 1) X(1, 8, 1, 1)
-#define BSI_LU_RSTEAM_SHAPES_C(X) X(1, 1, 2, 1) X(2, 1, 2, 1) X(4, 1, 2, 1)
-#define BSI_LU_RSTEAM_SHAPES_D(X) X(1, 1, 2, 2) X(4, 1, 1, 2) X(8, 1, 1, 2) X(1, 4, 1, 2)
-#define BSI_LU_RSTEAM_SHAPES(X) \
-    BSI_LU_RSTEAM_SHAPES_A(X) BSI_LU_RSTEAM_SHAPES_B(X) BSI_LU_RSTEAM_SHAPES_C(X) BSI_LU_RSTEAM_SHAPES_D(X)
+/* RSTEAM's compiled shapes (lu_getrs_team.cuh): X(TL, TW, V, D, W) is a
+ * team of TL lanes of a warp times TW warps serving V systems per thread,
+ * with D groups of loads in flight, walking the factors step by step (W =
+ * 0) or as one stream in chunks (W = 1); shape code W 10000 + (D - 1) 1000
+ * + TL 100 + TW 10 + V (811: 8 lanes, one warp, one system, one group; 1811
+ * the same with two; 10141 four warps, one system, one chunk, streamed).
+ * Six lists, one instantiation file each. */
+#define BSI_LU_RSTEAM_SHAPES_A(X) X(1, 1, 1, 1, 0) X(2, 1, 1, 1, 0) X(4, 1, 1, 1, 0) X(8, 1, 1, 1, 0)
+#define BSI_LU_RSTEAM_SHAPES_B(X) X(1, 2, 1, 1, 0) X(1, 4, 1, 1, 0) X(1, 8, 1, 1, 0)
+#define BSI_LU_RSTEAM_SHAPES_C(X) X(1, 1, 2, 1, 0) X(2, 1, 2, 1, 0) X(4, 1, 2, 1, 0)
+#define BSI_LU_RSTEAM_SHAPES_D(X) X(1, 1, 2, 2, 0) X(4, 1, 1, 2, 0) X(8, 1, 1, 2, 0) X(1, 4, 1, 2, 0)
+#define BSI_LU_RSTEAM_SHAPES_E(X) X(1, 8, 1, 1, 1) X(1, 4, 1, 1, 1) X(1, 2, 1, 1, 1) X(1, 2, 1, 2, 1) X(1, 4, 1, 2, 1)
+#define BSI_LU_RSTEAM_SHAPES_F(X) X(1, 4, 2, 1, 1) X(1, 2, 2, 1, 1)
+#define BSI_LU_RSTEAM_SHAPES(X)                                                                                      \
+    BSI_LU_RSTEAM_SHAPES_A(X) BSI_LU_RSTEAM_SHAPES_B(X) BSI_LU_RSTEAM_SHAPES_C(X) BSI_LU_RSTEAM_SHAPES_D(X) \
+        BSI_LU_RSTEAM_SHAPES_E(X) BSI_LU_RSTEAM_SHAPES_F(X)
 
 /* Whether shape code s is compiled. */
 BSI_DISPATCH int bsi_lu_rsteam_compiled(int s)
 {
     switch (s) {
-#define BSI_LU_RS_CASE(tl, tw, v, d) case (d - 1) * 1000 + tl * 100 + tw * 10 + v:
+#define BSI_LU_RS_CASE(tl, tw, v, d, w) case w * 10000 + (d - 1) * 1000 + tl * 100 + tw * 10 + v:
         BSI_LU_RSTEAM_SHAPES(BSI_LU_RS_CASE)
 #undef BSI_LU_RS_CASE
         return 1;

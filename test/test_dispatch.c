@@ -210,12 +210,12 @@ START_TEST(t_lu_rsteam)
 {
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_RSTEAM, BSI_LU_RSTEAM, "rsteam", rsteam_takes, reached);
-#define RS_CODE(tl, tw, v, d) (d - 1) * 1000 + tl * 100 + tw * 10 + v,
+#define RS_CODE(tl, tw, v, d, w) w * 10000 + (d - 1) * 1000 + tl * 100 + tw * 10 + v,
     static const int shapes[] = {BSI_LU_RSTEAM_SHAPES(RS_CODE)};
 #undef RS_CODE
     int force[BSI_FORCE_COUNT + 1];
     int ncompiled = 0;
-    for (int code = 0; code <= 9999; code++) ncompiled += bsi_lu_rsteam_compiled(code);
+    for (int code = 0; code <= 99999; code++) ncompiled += bsi_lu_rsteam_compiled(code);
     TL_EXPECT(ncompiled == (int)(sizeof shapes / sizeof *shapes), "%d shape codes compiled", ncompiled);
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         TL_EXPECT(bsi_lu_rsteam_compiled(shapes[i]) && shapes[i] > 2, "shape %d", shapes[i]);
