@@ -32,7 +32,10 @@
  *          lanes of a warp times TW warps) reading consecutive rows of a
  *          column, b in shared memory, the next group of loads in flight
  *          while one is applied; FP32 may give a thread V = 2 systems (8-byte
- *          loads); any n, no bucket, a shape code TL TW V.
+ *          loads); walking the factors step by step (W = 0) or as one
+ *          stream in chunks of T LV entries whatever the steps, the pivots
+ *          and U's diagonal in shared memory with b (W = 1); any n, no
+ *          bucket, a shape code W D TL TW V.
  *   SMEM   lu_smem.cuh, gesv with one right-hand side and getrf, PARTIAL
  *          or NONE, 9 <= n <= 22, and FULL where a thread owns its system:
  *          the matrix in shared memory (a run-time pivot row or column is
@@ -86,6 +89,20 @@
  *     (19%).  FP32: 112 61-96% at n = 8..48 (SOLVE and TEAM 39-74%), 1112
  *     84% at 64 and 63% at 80 (54 / 37%), 412 49% at 96 (27%), 141 44% at
  *     128 (16%).  Borders between measured orders halfway.
+ *   RSTEAM's streamed walk (W = 1) from n = 65 (FP64) and 89 (FP32): with
+ *     the step walk every shape stays at 55% (FP64 80..128) and 44-49%
+ *     (FP32 96, 128), whatever the team: each step waits a trip to memory
+ *     for its own rows (and its pivot, its diagonal entry), 2n trips per
+ *     solve with all of a 1 GB batch resident at once, and the steps near
+ *     the ends of both sweeps carry few rows, so the bytes in flight per
+ *     SM fall below bandwidth x latency (some 30 KB: 4.2 TB/s, 1 us, 132
+ *     SMs).  The streamed walk keeps two chunks in flight whatever the
+ *     steps (2 T LV entries a system, 80-130 KB per SM for the shapes
+ *     below); the shape per order is the largest team of warps, a system
+ *     per thread, that still holds a 1 GB batch in one wave (128 registers
+ *     a thread; shared memory of b and the pivots): FP64 T = 2 warps at n
+ *     = 80 (256 systems per SM, 159 needed), 4 at 96..112, 8 at 128 (64,
+ *     62 needed); FP32 2 at 96..112, 4 at 128.
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
  *     of a step cost more than the extra warps hide.
  *   TILE (H200) for FP64 n = 33..128: gesv PARTIAL 1.55-1.76x WARP at n =
@@ -163,23 +180,28 @@ struct bsi_lu_choice {
     int shape;  /* RSTEAM's shape code (BSI_LU_RSTEAM_SHAPES), 0 for the others */
 };
 
-/* RSTEAM's compiled shapes (lu_getrs_team.cuh): X(TL, TW, V, D) is a team
- * of TL lanes of a warp times TW warps serving V systems per thread, with D
- * groups of loads in flight; shape code (D - 1) 1000 + TL 100 + TW 10 + V
- * (811: 8 lanes, one warp, one system, one group; 1811 the same with two).
- * Four lists, one instantiation file each. */
-#define BSI_LU_RSTEAM_SHAPES_A(X) X(1, 1, 1, 1) X(2, 1, 1, 1) X(4, 1, 1, 1) X(8, 1, 1, 1)
-#define BSI_LU_RSTEAM_SHAPES_B(X) X(1, 2, 1, 1) X(1, 4, 1, 1) X(1, 8, 1, 1)
-#define BSI_LU_RSTEAM_SHAPES_C(X) X(1, 1, 2, 1) X(2, 1, 2, 1) X(4, 1, 2, 1)
-#define BSI_LU_RSTEAM_SHAPES_D(X) X(1, 1, 2, 2) X(4, 1, 1, 2) X(8, 1, 1, 2) X(1, 4, 1, 2)
-#define BSI_LU_RSTEAM_SHAPES(X) \
-    BSI_LU_RSTEAM_SHAPES_A(X) BSI_LU_RSTEAM_SHAPES_B(X) BSI_LU_RSTEAM_SHAPES_C(X) BSI_LU_RSTEAM_SHAPES_D(X)
+/* RSTEAM's compiled shapes (lu_getrs_team.cuh): X(TL, TW, V, D, W) is a
+ * team of TL lanes of a warp times TW warps serving V systems per thread,
+ * with D groups of loads in flight, walking the factors step by step (W =
+ * 0) or as one stream in chunks (W = 1); shape code W 10000 + (D - 1) 1000
+ * + TL 100 + TW 10 + V (811: 8 lanes, one warp, one system, one group; 1811
+ * the same with two; 10141 four warps, one system, one chunk, streamed).
+ * Six lists, one instantiation file each. */
+#define BSI_LU_RSTEAM_SHAPES_A(X) X(1, 1, 1, 1, 0) X(2, 1, 1, 1, 0) X(4, 1, 1, 1, 0) X(8, 1, 1, 1, 0)
+#define BSI_LU_RSTEAM_SHAPES_B(X) X(1, 2, 1, 1, 0) X(1, 4, 1, 1, 0) X(1, 8, 1, 1, 0)
+#define BSI_LU_RSTEAM_SHAPES_C(X) X(1, 1, 2, 1, 0) X(2, 1, 2, 1, 0) X(4, 1, 2, 1, 0)
+#define BSI_LU_RSTEAM_SHAPES_D(X) X(1, 1, 2, 2, 0) X(4, 1, 1, 2, 0) X(8, 1, 1, 2, 0) X(1, 4, 1, 2, 0)
+#define BSI_LU_RSTEAM_SHAPES_E(X) X(1, 8, 1, 1, 1) X(1, 4, 1, 1, 1) X(1, 2, 1, 1, 1) X(1, 2, 1, 2, 1) X(1, 4, 1, 2, 1)
+#define BSI_LU_RSTEAM_SHAPES_F(X) X(1, 4, 2, 1, 1) X(1, 2, 2, 1, 1)
+#define BSI_LU_RSTEAM_SHAPES(X)                                                                                      \
+    BSI_LU_RSTEAM_SHAPES_A(X) BSI_LU_RSTEAM_SHAPES_B(X) BSI_LU_RSTEAM_SHAPES_C(X) BSI_LU_RSTEAM_SHAPES_D(X) \
+        BSI_LU_RSTEAM_SHAPES_E(X) BSI_LU_RSTEAM_SHAPES_F(X)
 
 /* Whether shape code s is compiled. */
 BSI_DISPATCH int bsi_lu_rsteam_compiled(int s)
 {
     switch (s) {
-#define BSI_LU_RS_CASE(tl, tw, v, d) case (d - 1) * 1000 + tl * 100 + tw * 10 + v:
+#define BSI_LU_RS_CASE(tl, tw, v, d, w) case w * 10000 + (d - 1) * 1000 + tl * 100 + tw * 10 + v:
         BSI_LU_RSTEAM_SHAPES(BSI_LU_RS_CASE)
 #undef BSI_LU_RS_CASE
         return 1;
@@ -240,8 +262,8 @@ BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
 BSI_DISPATCH int bsi_lu_rsteam_takes(int es, int n) { return es == 8 ? n >= 9 : n >= 8; }
 BSI_DISPATCH int bsi_lu_rsteam_shape(int es, int n)
 {
-    if (es == 8) return n <= 24 ? 112 : n <= 64 ? 1112 : n <= 88 ? 412 : n <= 112 ? 141 : 181;
-    return n <= 56 ? 112 : n <= 88 ? 1112 : n <= 112 ? 412 : 141;
+    if (es == 8) return n <= 24 ? 112 : n <= 64 ? 1112 : n <= 88 ? 10121 : n <= 112 ? 10141 : 10181;
+    return n <= 56 ? 112 : n <= 88 ? 1112 : n <= 112 ? 10121 : 10141;
 }
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a

@@ -14,23 +14,41 @@
  * In FP32 a thread may also own V = 2 neighbouring systems: its loads are
  * 8 bytes and a warp's are 256 bytes of one entry, as in FP64.
  *
- * Shape (template arguments, lu_dispatch.cuh's shape code D TL TW V):
+ * Walk W = 0 cuts each step's rows into groups, so what is in flight is at
+ * most the next D groups' rows: near the ends of both substitutions a step
+ * has few rows, every step waits for a trip to memory (and for the next
+ * pivot and diagonal entry, loaded a step ahead), and above n = 64, where a
+ * batch of 1 GB is some 60 (FP64 n = 128) to 160 (n = 80) systems per SM,
+ * 2n such trips cap getrs near half its floor.  W = 1 reads the factors as
+ * one stream, the entries in the order the solve uses them (column k rows
+ * k + 1..n-1 for k = 0..n-2, then column i rows i, i-1, ..., 0 for i =
+ * n-1..0), cut into chunks of TLV entries: the thread of rank r loads
+ * entries r, r + T, r + 2T, ... of it, LV a chunk, and the next D chunks
+ * are in flight while one is applied, whichever steps they hold.  The
+ * pivots go to shared memory with b, and a backward step's diagonal entry
+ * is the first of its run: the thread that loaded it stores x_i in b_i, and
+ * after a barrier the team reads it there; so a step waits on memory only
+ * when its chunk has not arrived.
+ *
+ * Shape (template arguments, lu_dispatch.cuh's shape code W D TL TW V):
  * TL consecutive lanes of a warp times TW warps form a team (T = TL TW);
  * lane l of warp w in the team has rank l + TL (w mod TW) and, at step k of
- * the forward substitution, rows k + 1 + rank + T u; a warp's load of one
- * row covers SPG = 32 V / TL consecutive systems (whole 32-byte sectors for
- * the shapes compiled).  The TW warps holding the same systems are a
- * group; they synchronise with a named barrier (TW > 1) or __syncwarp.
+ * the forward substitution (W = 0), rows k + 1 + rank + T u; a warp's load
+ * of one row covers SPG = 32 V / TL consecutive systems (whole 32-byte
+ * sectors for the shapes compiled).  The TW warps holding the same systems
+ * are a group; they synchronise with a named barrier (TW > 1) or
+ * __syncwarp.
  *
  * b lives in shared memory, a column per system of the group: entry (i, s)
  * at word i SPG + s, so a warp's access to one row of its systems is
- * conflict-free and the interchanges index it at run time.  Step k of the
- * forward substitution: every thread reads b_p and b_k (p the pivot row),
- * then (barrier) rank 0 stores b_k := b_p and the thread that updates row
- * p stores b_p := b_k, then each thread updates its rows, then a barrier.
- * The backward substitution computes x_i in every thread of the team and
- * stores it one step later (no thread reads entry i + 1 at step i), so
- * one barrier per step.
+ * conflict-free and the interchanges index it at run time (W = 1 keeps the
+ * row interchanges there too, a byte each, in the same order).  Step k of
+ * the forward substitution: every thread reads b_p and b_k (p the pivot
+ * row), then (barrier) rank 0 stores b_k := b_p and the thread that updates
+ * row p stores b_p := b_k, then each thread updates its rows, then a
+ * barrier.  The backward substitution (W = 0) computes x_i in every thread
+ * of the team and stores it one step later (no thread reads entry i + 1 at
+ * step i), so one barrier per step; W = 1 has two (x_i stored, then read).
  *
  * Numerics are lu_getrs.cuh's, operation for operation: interchange k,
  * then b_i -= l_ik b_k (LINPACK form), then x_i = (y_i s) (1 / (u_ii s))
@@ -50,27 +68,31 @@
 #include "lu_getrs.cuh" /* bsg_recip, bsw_lim */
 
 /* Compile-time shape of one instantiation. */
-template <typename R, int TL, int TW, int V, int D> struct bsr_shape {
+template <typename R, int TL, int TW, int V, int D, int W> struct bsr_shape {
     static constexpr int T = TL * TW;                         /* threads of a team */
     static constexpr int SPG = 32 / TL * V;                   /* systems of a group (one warp's lanes) */
     static constexpr int NT = TW == 1 ? 64 : 32 * TW;         /* threads per block */
     static constexpr int GPB = NT / (32 * TW);                /* groups per block */
     static constexpr int LV = (sizeof(R) == 8 ? 16 : 32) / V; /* rows per thread in one group of loads */
-    static constexpr int TLV = T * LV;                        /* rows of a column in one group of loads */
+    static constexpr int TLV = T * LV;                        /* rows of a column (W = 1: entries of a chunk) in one group of loads */
     /* blocks per SM asked of ptxas: 16 warps, <= 128 registers, with two
-     * groups in flight 12 warps, <= 168 (FP64 pairs would spill: no bound) */
-    static constexpr int MINB = sizeof(R) == 8 && V == 2 ? 1 : (D == 1 ? 512 : 384) / NT;
+     * groups in flight 12 warps, <= 168 (FP64 pairs of W = 0 would spill: no
+     * bound) */
+    static constexpr int MINB = W == 0 && sizeof(R) == 8 && V == 2 ? 1 : (D == 1 ? 512 : 384) / NT;
     static_assert(TL >= 1 && TL <= 32 && 32 % TL == 0 && (TW == 1 || TL == 1) && (V == 1 || V == 2), "shape");
+    static_assert((T & (T - 1)) == 0, "teams of a power of two");
     static_assert(D == 1 || D == 2, "groups in flight");
+    static_assert(W == 0 || W == 1, "walk");
     static_assert(LV % 4 == 0, "loads go in fours");
 };
 
 /* Shared memory of a block for order n: b of every system, then a flag per
- * system (a non-finite entry of b seen by some thread of its team). */
-template <typename R, int TL, int TW, int V, int D> constexpr size_t bsr_smem(int n)
+ * system (a non-finite entry of b seen by some thread of its team), then
+ * (W = 1) the row interchanges, a byte each. */
+template <typename R, int TL, int TW, int V, int D, int W> constexpr size_t bsr_smem(int n)
 {
-    using S = bsr_shape<R, TL, TW, V, D>;
-    return (size_t)S::GPB * S::SPG * ((size_t)n * sizeof(R) + sizeof(int));
+    using S = bsr_shape<R, TL, TW, V, D, W>;
+    return (size_t)S::GPB * S::SPG * ((size_t)n * sizeof(R) + sizeof(int) + (size_t)W * n);
 }
 
 /* V entries of consecutive systems as one access. */
@@ -90,11 +112,11 @@ template <typename R> struct bsr_vec<R, 2> {
     static __device__ __forceinline__ void st(R *p, const R (&s)[2]) { *reinterpret_cast<P *>(p) = bsi_pair<R>::mk(s[0], s[1]); }
 };
 
-template <typename R, int TL, int TW, int V, int D>
-__global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, TL, TW, V, D>::MINB)
+template <typename R, int TL, int TW, int V, int D, int W>
+__global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R, TL, TW, V, D, W>::MINB)
     bsr_k(const bsi_lu_args<R> a)
 {
-    using S = bsr_shape<R, TL, TW, V, D>;
+    using S = bsr_shape<R, TL, TW, V, D, W>;
     using L = bsw_lim<R>;
     using VO = bsr_vec<R, V>;
     constexpr int T = S::T, SPG = S::SPG, LV = S::LV, TLV = S::TLV;
@@ -111,8 +133,11 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
     for (int v = 0; v < V; v++) val[v] = s0 + v < a.count;
     if (s0 >= a.count) s0 = (a.count - 1) / V * V;
     R *bs = reinterpret_cast<R *>(bsr_sm) + (size_t)wg * n * SPG + j0; /* entry (i, v) at bs[i * SPG + v] */
-    int *fl = reinterpret_cast<int *>(reinterpret_cast<R *>(bsr_sm) + (size_t)S::GPB * n * SPG) + wg * SPG + j0;
+    int *const fl0 = reinterpret_cast<int *>(reinterpret_cast<R *>(bsr_sm) + (size_t)S::GPB * n * SPG);
+    int *fl = fl0 + wg * SPG + j0;
+    uint8_t *ps = reinterpret_cast<uint8_t *>(fl0 + S::GPB * SPG) + (size_t)wg * n * SPG + j0; /* W = 1: the interchanges, as b */
 #define BSR_B(i, v) bs[(i) * SPG + (v)]
+#define BSR_P(i, v) ps[(i) * SPG + (v)]
     const R *F = a.F + s0;
     const uint8_t *rp = a.rp + s0, *cp = a.cp + s0;
     const int64_t fs = a.fld, cs = (int64_t)n * a.fld; /* row and column strides of the factors */
@@ -194,15 +219,19 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
     R dn[V];                           /* the diagonal entry of the next backward step */
     R bk[V], xv[V], xprev[V];
 
-    /* forward step k: interchange k */
-    auto fstart = [&](int k) {
+    /* forward step k: interchange k (own: the rank that updates row k + 1) */
+    auto fstart = [&](int k, int own) {
         int p[V];
         R bo[V];
+        if constexpr (W == 0) {
 #pragma unroll
-        for (int v = 0; v < V; v++) p[v] = piv != BSOLVE_PIVOT_NONE ? pn[v] : k;
-        if (piv != BSOLVE_PIVOT_NONE && k + 1 < n - 1)
+            for (int v = 0; v < V; v++) p[v] = piv != BSOLVE_PIVOT_NONE ? pn[v] : k;
+            if (piv != BSOLVE_PIVOT_NONE && k + 1 < n - 1)
 #pragma unroll
-            for (int v = 0; v < V; v++) pn[v] = val[v] ? rp[(int64_t)(k + 1) * fs + v] : k + 1;
+                for (int v = 0; v < V; v++) pn[v] = val[v] ? rp[(int64_t)(k + 1) * fs + v] : k + 1;
+        } else
+#pragma unroll
+            for (int v = 0; v < V; v++) p[v] = piv != BSOLVE_PIVOT_NONE ? BSR_P(k, v) : k;
 #pragma unroll
         for (int v = 0; v < V; v++) {
             bk[v] = BSR_B(p[v], v);
@@ -214,7 +243,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
             for (int v = 0; v < V; v++)
                 if (p[v] != k) {
                     if (rank == 0) BSR_B(k, v) = bk[v];
-                    if (rank == ((p[v] - k - 1) & (T - 1))) BSR_B(p[v], v) = bo[v];
+                    if (rank == ((own + p[v] - k - 1) & (T - 1))) BSR_B(p[v], v) = bo[v];
                 }
         }
     };
@@ -243,7 +272,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         advance(cc);
         issue_next(nxt);
         if (u.d == 0) {
-            if (u.g == 0) fstart(u.k);
+            if (u.g == 0) fstart(u.k, 0);
             apply(cur, u.k + 1 + u.g * TLV, n, bk);
         } else {
             if (u.g == 0) bstart(u.k);
@@ -252,19 +281,146 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         if (!cc.have || cc.d != u.d || cc.k != u.k) sync(); /* the step's updates before the next step reads them */
     };
 
+    /* W = 1: run j of the stream is forward step j (column j from row j + 1
+     * down) for j < n - 1, else backward step i = 2n - 2 - j (column i from
+     * row i, the diagonal, up): n - 1, ..., 1 entries, then n, ..., 1. */
+    const int nruns = n > 0 ? 2 * n - 1 : 0;
+    auto runlen = [&](int j) { return j < n - 1 ? n - 1 - j : 2 * n - 1 - j; };
+    auto runent = [&](int j) { return j < n - 1 ? j * (n + 1) + 1 : (2 * n - 2 - j) * (n + 1); }; /* first entry, row + n col */
+    /* this thread's next load: run lj, entry loff of it (lln entries), at
+     * lp, the next at lp + lts; rank + T m is the m-th, for m = 0, 1, ... */
+    int lj = 0, loff = rank, lln = 0;
+    const R *lp = F;
+    int64_t lts = ts;
+    auto lnext = [&]() { /* from entry loff of run lj (which may lie beyond it) to the next one there is */
+        while (lj < nruns && loff >= lln) {
+            loff -= lln;
+            if (++lj < nruns) lln = runlen(lj);
+        }
+        const bool fw = lj < n - 1;
+        lts = fw ? ts : -ts;
+        lp = F + (int64_t)(lj < nruns ? runent(lj) + (fw ? loff : -loff) : 0) * fs;
+    };
+    auto sissue = [&](R(&f)[LV][V]) {
+#pragma unroll
+        for (int q = 0; q < LV; q += 4)
+            if (lj < nruns)
+#pragma unroll
+                for (int u = q; u < q + 4; u++)
+                    if (lj < nruns) {
+                        VO::ld(f[u], lp);
+                        lp += lts;
+                        if ((loff += T) >= lln) lnext(); /* within a run, the next entry is T rows on */
+                    }
+    };
+    /* b_r -= f_u x for entries ulo <= u < uhi of a chunk, entry u in row
+     * r0 + T u (dir > 0) or r0 - T u */
+    auto sapply = [&](int dir, const R(&f)[LV][V], int ulo, int uhi, int r0, const R(&x)[V]) {
+        const int DT = dir * T * SPG; /* dir a constant at both calls */
+        R *b0 = bs + r0 * SPG;
+#pragma unroll
+        for (int q = 0; q < LV; q += 4)
+            if (q < uhi && q + 4 > ulo)
+#pragma unroll
+                for (int u = q; u < q + 4; u++)
+                    if (u >= ulo && u < uhi) {
+                        R *b = b0 + u * DT;
+                        R y[V];
+                        VO::ld(y, b);
+#pragma unroll
+                        for (int v = 0; v < V; v++) y[v] = fma(-f[u][v], x[v], y[v]);
+                        VO::st(b, y);
+                    }
+    };
+    /* the chunk applied next (cch), the run it is in (cj, its first entry
+     * at position cp0 of the stream, cln entries) */
+    int cch = 0, cj = 0, cp0 = 0, cln = 0;
+    /* Applies chunk cch from cur while chunk cch + D loads into nxt: the
+     * runs in it, each started where it begins and closed by a barrier
+     * where it ends. */
+    auto sconsume = [&](R(&cur)[LV][V], R(&nxt)[LV][V]) {
+        sissue(nxt);
+        const int c0 = cch * TLV, c1 = c0 + TLV;
+        cch++;
+        while (cj < nruns && cp0 < c1) {
+            const bool fw = cj < n - 1;
+            const int k = fw ? cj : 2 * n - 2 - cj;
+            if (cp0 >= c0) {
+                if (fw) fstart(k, cp0);
+                else { /* x_k = b_k / u_kk in the thread that loaded u_kk, then read by all */
+                    if (rank == (cp0 & (T - 1))) {
+                        const int ud = (cp0 - c0) / T;
+                        R d[V];
+#pragma unroll
+                        for (int u = 0; u < LV; u++)
+                            if (u == ud)
+#pragma unroll
+                                for (int v = 0; v < V; v++) d[v] = cur[u][v];
+#pragma unroll
+                        for (int v = 0; v < V; v++) {
+                            bool tiny;
+                            const R rinv = bsg_recip(d[v], tiny);
+                            BSR_B(k, v) = (BSR_B(k, v) * (tiny ? L::up() : R(1))) * rinv;
+                        }
+                    }
+                    sync(); /* x_k stored before the team reads it */
+#pragma unroll
+                    for (int v = 0; v < V; v++) xv[v] = BSR_B(k, v);
+                }
+            }
+            /* this thread's entries of the run in the chunk, positions
+             * c0 + rank + T u in [lo, hi) (a backward run's first is its
+             * diagonal entry) */
+            const int p0 = cp0 + !fw, lo = max(p0, c0) - c0 - rank + T - 1, hi = min(cp0 + cln, c1) - c0 - rank + T - 1;
+            if (fw) sapply(1, cur, (unsigned)lo / T, (unsigned)hi / T, k + 1 - cp0 + c0 + rank, bk);
+            else sapply(-1, cur, (unsigned)lo / T, (unsigned)hi / T, k + cp0 - c0 - rank, xv);
+            if (cp0 + cln > c1) break;
+            sync(); /* the step's updates before the next step reads them */
+            cp0 += cln;
+            if (++cj < nruns) cln = runlen(cj);
+        }
+    };
+
     for (int c = 0; c < a.nrhs; c++) {
         R *B = a.B + s0 * ks + c * js;
         if (c > 0) sync(); /* the last column's stores have read b */
-        cc = {0, 0, 0, n >= 2};
-        ic = cc;
-        issue_next(fa);
-        if (D == 2) issue_next(fb);
+        if constexpr (W == 0) {
+            cc = {0, 0, 0, n >= 2};
+            ic = cc;
+            issue_next(fa);
+            if (D == 2) issue_next(fb);
 #pragma unroll
-        for (int v = 0; v < V; v++) pn[v] = piv != BSOLVE_PIVOT_NONE && val[v] ? rp[v] : 0;
-        VO::ld(dn, F + (int64_t)(n - 1) * (cs + fs));
+            for (int v = 0; v < V; v++) pn[v] = piv != BSOLVE_PIVOT_NONE && val[v] ? rp[v] : 0;
+            VO::ld(dn, F + (int64_t)(n - 1) * (cs + fs));
+        } else {
+            lj = 0;
+            loff = rank;
+            lln = runlen(0);
+            lnext();
+            cch = 0;
+            cj = 0;
+            cp0 = 0;
+            cln = runlen(0);
+            sissue(fa);
+            if (D == 2) sissue(fb);
+        }
         if (T > 1 && rank == 0)
 #pragma unroll
             for (int v = 0; v < V; v++) fl[v] = 0;
+        if constexpr (W == 1) /* the interchanges, once, eight loads per thread in flight */
+            if (c == 0 && piv != BSOLVE_PIVOT_NONE)
+                for (int i = rank; i < n - 1; i += 8 * T) { /* rows i + T u */
+                    int p[8][V];
+#pragma unroll
+                    for (int u = 0; u < 8; u++)
+#pragma unroll
+                        for (int v = 0; v < V; v++) p[u][v] = i + u * T < n - 1 && val[v] ? rp[(int64_t)(i + u * T) * fs + v] : i + u * T;
+#pragma unroll
+                    for (int u = 0; u < 8; u++)
+                        if (i + u * T < n - 1)
+#pragma unroll
+                            for (int v = 0; v < V; v++) BSR_P(i + u * T, v) = (uint8_t)p[u][v];
+                }
         /* b into shared memory, eight loads per thread in flight */
         int nb[V];
 #pragma unroll
@@ -303,7 +459,23 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
             badb[v] |= nb[v];
         }
 
-        if (D == 1)
+        if constexpr (W == 1) {
+            const int nch = (n * n + TLV - 1) / TLV; /* the stream's n^2 entries */
+            if (D == 1)
+                while (cch < nch) {
+                    sconsume(fa, fb);
+                    if (cch >= nch) break;
+                    sconsume(fb, fa);
+                }
+            else
+                while (cch < nch) {
+                    sconsume(fa, fc);
+                    if (cch >= nch) break;
+                    sconsume(fb, fa);
+                    if (cch >= nch) break;
+                    sconsume(fc, fb);
+                }
+        } else if (D == 1)
             while (cc.have) {
                 consume(fa, fb);
                 if (!cc.have) break;
@@ -317,13 +489,14 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
                 if (!cc.have) break;
                 consume(fc, fb);
             }
-        /* backward step 0 (no rows above it), the last two stores of x */
-        bstart(0);
-        sync(); /* entry 0 read by every thread */
-        if (rank == 0)
+        if constexpr (W == 0) { /* backward step 0 (no rows above it), the last two stores of x */
+            bstart(0);
+            sync(); /* entry 0 read by every thread */
+            if (rank == 0)
 #pragma unroll
-            for (int v = 0; v < V; v++) BSR_B(0, v) = xv[v];
-        sync();
+                for (int v = 0; v < V; v++) BSR_B(0, v) = xv[v];
+            sync();
+        }
         /* x <- Q x, in one thread per system (the interchanges loaded 16 at a time) */
         if (piv == BSOLVE_PIVOT_FULL) {
             if (rank == 0)
@@ -360,21 +533,22 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         if (a.info && rank == 0) a.info[s0 + v] = badb[v] ? BSOLVE_INFO_NONFINITE : finfo[v];
     }
 #undef BSR_B
+#undef BSR_P
 }
 
 /* Launch of one shape; cudaErrorInvalidConfiguration where this device
  * cannot run it (shared memory) or the factors are not aligned for its
  * vector loads: the caller then takes the table without this kernel. */
-template <typename R, int TL, int TW, int V, int D> cudaError_t bsr_launch_s(const bsi_lu_args<R> &a, cudaStream_t st)
+template <typename R, int TL, int TW, int V, int D, int W> cudaError_t bsr_launch_s(const bsi_lu_args<R> &a, cudaStream_t st)
 {
-    using S = bsr_shape<R, TL, TW, V, D>;
+    using S = bsr_shape<R, TL, TW, V, D, W>;
     const int64_t per_block = (int64_t)S::GPB * S::SPG;
     const int64_t blocks = (a.count + per_block - 1) / per_block;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
     if (V > 1 && ((uintptr_t)a.F % (V * sizeof(R)) != 0 || a.fld % V != 0)) return cudaErrorInvalidConfiguration;
-    const size_t smem = bsr_smem<R, TL, TW, V, D>(a.n);
-    if (!bsi_smem_optin(bsr_k<R, TL, TW, V, D>, smem)) return cudaErrorInvalidConfiguration;
-    bsr_k<R, TL, TW, V, D><<<(unsigned)blocks, S::NT, smem, st>>>(a);
+    const size_t smem = bsr_smem<R, TL, TW, V, D, W>(a.n);
+    if (!bsi_smem_optin(bsr_k<R, TL, TW, V, D, W>, smem)) return cudaErrorInvalidConfiguration;
+    bsr_k<R, TL, TW, V, D, W><<<(unsigned)blocks, S::NT, smem, st>>>(a);
     return cudaGetLastError();
 }
 
@@ -382,8 +556,8 @@ template <typename R, int TL, int TW, int V, int D> cudaError_t bsr_launch_s(con
 template <typename R> cudaError_t bsr_launch(const bsi_lu_args<R> &a, int shape, cudaStream_t st)
 {
     switch (shape) {
-#define BSR_CASE(TL, TW, V, D) \
-    case (D - 1) * 1000 + TL * 100 + TW * 10 + V: return bsr_launch_s<R, TL, TW, V, D>(a, st);
+#define BSR_CASE(TL, TW, V, D, W) \
+    case W * 10000 + (D - 1) * 1000 + TL * 100 + TW * 10 + V: return bsr_launch_s<R, TL, TW, V, D, W>(a, st);
         BSI_LU_RSTEAM_SHAPES(BSR_CASE)
 #undef BSR_CASE
     default: return cudaErrorInvalidValue;
@@ -391,13 +565,13 @@ template <typename R> cudaError_t bsr_launch(const bsi_lu_args<R> &a, int shape,
 }
 
 /* Instantiated in lu_getrs_team_*.cu, a list of shapes each. */
-#define BSR_EXTERN(R, TL, TW, V, D) \
-    extern template cudaError_t bsr_launch_s<R, TL, TW, V, D>(const bsi_lu_args<R> &, cudaStream_t);
-#define BSR_EXTERN_D(TL, TW, V, D) BSR_EXTERN(double, TL, TW, V, D)
-#define BSR_EXTERN_S(TL, TW, V, D) BSR_EXTERN(float, TL, TW, V, D)
-#define BSR_INSTANTIATE(R, TL, TW, V, D) \
-    template cudaError_t bsr_launch_s<R, TL, TW, V, D>(const bsi_lu_args<R> &, cudaStream_t);
-#define BSR_INSTANTIATE_D(TL, TW, V, D) BSR_INSTANTIATE(double, TL, TW, V, D)
-#define BSR_INSTANTIATE_S(TL, TW, V, D) BSR_INSTANTIATE(float, TL, TW, V, D)
+#define BSR_EXTERN(R, TL, TW, V, D, W) \
+    extern template cudaError_t bsr_launch_s<R, TL, TW, V, D, W>(const bsi_lu_args<R> &, cudaStream_t);
+#define BSR_EXTERN_D(TL, TW, V, D, W) BSR_EXTERN(double, TL, TW, V, D, W)
+#define BSR_EXTERN_S(TL, TW, V, D, W) BSR_EXTERN(float, TL, TW, V, D, W)
+#define BSR_INSTANTIATE(R, TL, TW, V, D, W) \
+    template cudaError_t bsr_launch_s<R, TL, TW, V, D, W>(const bsi_lu_args<R> &, cudaStream_t);
+#define BSR_INSTANTIATE_D(TL, TW, V, D, W) BSR_INSTANTIATE(double, TL, TW, V, D, W)
+#define BSR_INSTANTIATE_S(TL, TW, V, D, W) BSR_INSTANTIATE(float, TL, TW, V, D, W)
 
 #endif

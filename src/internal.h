@@ -43,7 +43,7 @@ enum bsi_force_knob {
     BSI_FORCE_LU_SOLVE,    /* thread-per-system getrs (lu_getrs.cuh): 1 never; 2 every getrs */
     BSI_FORCE_LU_SMEM,     /* shared-memory kernel (lu_smem.cuh): 1 never; 2 every gesv nrhs = 1 and getrf with 9 <= n <= 22, PARTIAL or NONE (FULL where the table's team is one thread), with the table's team size (a forced WARP sets it aside) */
     BSI_FORCE_LU_RSTEAM,   /* team getrs (lu_getrs_team.cuh): 1 never; 2 every getrs, the table's shape for its order; a shape code of
-                            * lu_dispatch.cuh's BSI_LU_RSTEAM_SHAPES (e.g. 811, 1811) every getrs with that shape (others: as 2);
+                            * lu_dispatch.cuh's BSI_LU_RSTEAM_SHAPES (e.g. 811, 1811, 10181) every getrs with that shape (others: as 2);
                             * forced on, it wins over a forced SOLVE */
     /* -- CUDA QR -- */
     BSI_FORCE_QR_REG,      /* register kernel: 1 never */

@@ -364,7 +364,7 @@ static void convert_cases(bsolve_ctx *cpu, bsolve_ctx *gpu)
  * a warp's systems. */
 static void rsteam_shapes(bsolve_ctx *gpu)
 {
-#define RS_CODE(tl, tw, v, d) (d - 1) * 1000 + tl * 100 + tw * 10 + v,
+#define RS_CODE(tl, tw, v, d, w) w * 10000 + (d - 1) * 1000 + tl * 100 + tw * 10 + v,
     static const int shapes[] = {BSI_LU_RSTEAM_SHAPES(RS_CODE)};
 #undef RS_CODE
     static const int ns_all[] = {1, 2, 7, 9, 16, 17, 33, 64, 65, 100, 128};

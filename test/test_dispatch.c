@@ -211,12 +211,12 @@ START_TEST(t_lu_rsteam)
 {
     int reached[129] = {0};
     lu_knob_sweep(BSI_FORCE_LU_RSTEAM, BSI_LU_RSTEAM, "rsteam", rsteam_takes, reached);
-#define RS_CODE(tl, tw, v, d) (d - 1) * 1000 + tl * 100 + tw * 10 + v,
+#define RS_CODE(tl, tw, v, d, w) w * 10000 + (d - 1) * 1000 + tl * 100 + tw * 10 + v,
     static const int shapes[] = {BSI_LU_RSTEAM_SHAPES(RS_CODE)};
 #undef RS_CODE
     int force[BSI_FORCE_COUNT + 1];
     int ncompiled = 0;
-    for (int code = 0; code <= 9999; code++) ncompiled += bsi_lu_rsteam_compiled(code);
+    for (int code = 0; code <= 99999; code++) ncompiled += bsi_lu_rsteam_compiled(code);
     TL_EXPECT(ncompiled == (int)(sizeof shapes / sizeof *shapes), "%d shape codes compiled", ncompiled);
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         TL_EXPECT(bsi_lu_rsteam_compiled(shapes[i]) && shapes[i] > 2, "shape %d", shapes[i]);
@@ -234,6 +234,14 @@ START_TEST(t_lu_rsteam)
                     TL_EXPECT(g.family != BSI_LU_RSTEAM, "shape %d forced: gesv n %d on the team getrs", shapes[i], n);
                 }
     }
+    /* the table's shapes at the borders of its orders (lu_dispatch.cuh) */
+    static const struct { int es, n, shape; } spin[] = {
+        {8, 9, 112},    {8, 24, 112},   {8, 25, 1112},  {8, 64, 1112},  {8, 65, 10121}, {8, 88, 10121},
+        {8, 89, 10141}, {8, 112, 10141}, {8, 113, 10181}, {8, 128, 10181}, {4, 8, 112},    {4, 56, 112},
+        {4, 57, 1112},  {4, 88, 1112},  {4, 89, 10121}, {4, 112, 10121}, {4, 113, 10141}, {4, 128, 10141}};
+    for (size_t i = 0; i < sizeof spin / sizeof *spin; i++)
+        TL_EXPECT(bsi_lu_rsteam_shape(spin[i].es, spin[i].n) == spin[i].shape, "es %d n %d: shape %d, pinned %d", spin[i].es,
+                  spin[i].n, bsi_lu_rsteam_shape(spin[i].es, spin[i].n), spin[i].shape);
     memset(force, 0, sizeof force);
     force[BSI_FORCE_LU_RSTEAM] = 999; /* not a compiled shape: the table's */
     for (int es = 4; es <= 8; es += 4)
@@ -347,7 +355,7 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GETRS, 128, 1, BSOLVE_PIVOT_FULL, BSI_LU_RSTEAM, 0, 8},
         {8, BSI_OP_GETRS, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 1},
         {8, BSI_OP_GETRS, 96, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 4},
-        {8, BSI_OP_GETRS, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 4},
+        {8, BSI_OP_GETRS, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 2},
         {8, BSI_OP_GETRS, 100, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 1},
         {4, BSI_OP_GETRS, 7, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 7, 1},
