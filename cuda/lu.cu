@@ -116,10 +116,19 @@ template <typename R> static cudaError_t bsi_launch_small(int op, const bsi_lu_a
     }
 }
 
+/* How a launch's systems are given (lu_dispatch.cuh's BSI_LU_BATCH, _LIST,
+ * _LIST_IL): a getrs reads the object's interleaved factors, a getrf its A
+ * (a_il: interleaved). */
+template <typename R> static int bsi_lu_list_of(int op, const bsi_lu_args<R> &a)
+{
+    if (!a.sel) return BSI_LU_BATCH;
+    return op == BSI_OP_GETRS || a.a_il ? BSI_LU_LIST_IL : BSI_LU_LIST;
+}
+
 template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, const int *force, cudaStream_t s)
 {
     if (a.count <= 0) return cudaSuccess;
-    const bsi_lu_choice c = bsi_lu_dispatch((int)sizeof(R), op, a.n, a.nrhs, a.pivot, force);
+    const bsi_lu_choice c = bsi_lu_dispatch((int)sizeof(R), op, a.n, a.nrhs, a.pivot, bsi_lu_list_of(op, a), force);
     switch (c.family) {
     case BSI_LU_WARP: return bsw_launch<R>(op, a, c.bucket, s);
     case BSI_LU_TEAM: return bsi_launch_small<R>(op, a, c.bucket, s);
@@ -129,10 +138,7 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     case BSI_LU_SMEM:
     case BSI_LU_RSTEAM: {
         const bool sm = c.family == BSI_LU_SMEM;
-        /* RSTEAM has no instantiation on a list of systems: a masked getrs
-         * takes the table without it */
-        const cudaError_t e = sm ? bsm_launch<R>(op, a, c.bucket, s)
-                              : a.sel ? cudaErrorInvalidConfiguration : bsr_launch<R>(a, c.shape, s);
+        const cudaError_t e = sm ? bsm_launch<R>(op, a, c.bucket, s) : bsr_launch<R>(a, c.shape, s);
         if (e != cudaErrorInvalidConfiguration) return e;
         /* a block's shared memory beyond this device's (or factors not
          * aligned for RSTEAM's vector loads): the table without the kernel */
@@ -329,6 +335,7 @@ static cudaError_t bsi_masked_chunk(void *user, int64_t k0, int64_t cnt, void *c
             a.B = (R *)d[0] + bsi_sys_offset(l[0], s0);
             a.vb = bsi_view_of(l[0], a.n);
         }
+        a.a_il = l[0].kind == BSOLVE_INTERLEAVED;
         a.info = OP == BSI_OP_GETRF || g->a.info ? (int32_t *)d[1] + s0 : nullptr;
         a.count = m;
         a.sel = sel;

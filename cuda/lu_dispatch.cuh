@@ -2,7 +2,9 @@
  * lu_dispatch.cuh -- the dispatch table of the CUDA dense LU (gesv, getrf,
  * getrs): which kernel runs a call, with which bucket and team size, from
  * (precision, operation, n, nrhs, pivoting).  The layouts of A and B play
- * no part: every kernel reads and writes every layout.
+ * no part: every kernel reads and writes every layout; nor does whether the
+ * call is on a list of systems (masked getrf and getrs, common.cuh): every
+ * family has a list form.
  *
  * Plain C as well as CUDA C++: lu.cu launches what bsi_lu_dispatch()
  * returns, the kernels take their team sizes from here, and
@@ -142,6 +144,12 @@ enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_
 #define BSI_LU_SMEM_MAX_N_D 16 /* largest n of SMEM, FP64 */
 #define BSI_LU_SMEM_MAX_N_S 17 /* largest n of SMEM, FP32 */
 
+/* How a call's systems are given (bsi_lu_dispatch's list): the whole
+ * batch; a list of systems (masked calls, common.cuh) whose entries lie
+ * together (a column- or row-major A); a list of systems scattered through
+ * an interleaved batch (getrf's A, getrs's factors). */
+enum { BSI_LU_BATCH = 0, BSI_LU_LIST = 1, BSI_LU_LIST_IL = 2 };
+
 struct bsi_lu_choice {
     int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE, _SMEM or _RSTEAM */
     int bucket; /* the compiled order n is padded to (0 for BLOCK, SOLVE and RSTEAM) */
@@ -217,9 +225,12 @@ BSI_DISPATCH int bsi_lu_rsteam_shape(int es, int n)
 }
 
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
- * bsolve_pivot; force = the context's test-only choices (may be NULL). */
-BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, const int *force)
+ * bsolve_pivot, list = BSI_LU_BATCH, _LIST or _LIST_IL; force = the
+ * context's test-only choices (may be NULL). */
+BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, int list,
+                                                  const int *force)
 {
+    (void)list;
     const int fw = force ? force[BSI_FORCE_LU_WARP] : 0;
     const int wmax = es == 8 ? BSI_LU_WARP_MAX_N_D : BSI_LU_WARP_MAX_N_S;
     int warp = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= wmax;

@@ -42,6 +42,13 @@
  * a pair beyond the last one reads the factors of the unused system after
  * it, which lies inside the factor object's leading dimension) and store
  * nothing, so that every barrier sees the whole group.
+ *
+ * On a list of systems (masked getrs, common.cuh; template flag LIST) a
+ * thread's V systems are list entries 32 / TL apart, so that a warp's load
+ * of one row for one of them covers 32 / TL consecutive entries (whole
+ * sectors where the list is dense); V = 2 then loads each system's entry
+ * by itself (two listed systems need not be neighbours).  Entries past the
+ * list's end compute a copy of its last system and store nothing.
  */
 #ifndef BSI_LU_GETRS_TEAM_CUH
 #define BSI_LU_GETRS_TEAM_CUH
@@ -90,7 +97,7 @@ template <typename R> struct bsr_vec<R, 2> {
     static __device__ __forceinline__ void st(R *p, const R (&s)[2]) { *reinterpret_cast<P *>(p) = bsi_pair<R>::mk(s[0], s[1]); }
 };
 
-template <typename R, int TL, int TW, int V, int D>
+template <typename R, int TL, int TW, int V, int D, bool LIST>
 __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, TL, TW, V, D>::MINB)
     bsr_k(const bsi_lu_args<R> a)
 {
@@ -102,14 +109,41 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int rank = lane % TL + TL * (warp % TW), wg = warp / TW;
     const int n = a.n, piv = a.pivot;
-    const int64_t g0 = ((int64_t)blockIdx.x * S::GPB + wg) * SPG;
-    if (g0 >= a.count) return; /* the whole group: no barrier waits for it */
-    const int j0 = lane / TL * V; /* this thread's first system in the group */
+    const int64_t g0 = ((int64_t)blockIdx.x * S::GPB + wg) * SPG, cnt = bsi_lu_count<LIST>(a);
+    if (g0 >= cnt) return; /* the whole group: no barrier waits for it */
+    const int j0 = lane / TL * V; /* this thread's first column of b in the group */
+    /* this thread's systems: s0 + sv(v) (without a list sv(v) = v; with
+     * one dv[v], the listed systems lying within BSI_SEL_MAX of each other) */
     int64_t s0 = g0 + j0;
+    int dv[V];
     bool val[V];
+    if constexpr (LIST) {
 #pragma unroll
-    for (int v = 0; v < V; v++) val[v] = s0 + v < a.count;
-    if (s0 >= a.count) s0 = (a.count - 1) / V * V;
+        for (int v = 0; v < V; v++) {
+            const int64_t li = g0 + lane / TL + v * (32 / TL);
+            val[v] = li < cnt;
+            const int64_t sy = bsi_lu_sys<LIST>(a, val[v] ? li : cnt - 1);
+            if (v == 0) s0 = sy;
+            dv[v] = (int)(sy - s0);
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; v++) val[v] = s0 + v < a.count;
+        if (s0 >= a.count) s0 = (a.count - 1) / V * V;
+    }
+    auto sv = [&](int v) -> int64_t {
+        if constexpr (LIST) return dv[v];
+        else return v;
+    };
+    /* one entry of each of this thread's systems, system s0's at p */
+    auto ldv = [&](R(&d)[V], const R *p) {
+        if constexpr (LIST) {
+#pragma unroll
+            for (int v = 0; v < V; v++) d[v] = p[v == 0 ? 0 : dv[v]];
+        } else {
+            VO::ld(d, p);
+        }
+    };
     R *bs = reinterpret_cast<R *>(bsr_sm) + (size_t)wg * n * SPG + j0; /* entry (i, v) at bs[i * SPG + v] */
     int *fl = reinterpret_cast<int *>(reinterpret_cast<R *>(bsr_sm) + (size_t)S::GPB * n * SPG) + wg * SPG + j0;
 #define BSR_B(i, v) bs[(i) * SPG + (v)]
@@ -120,7 +154,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
     int finfo[V], badb[V], firstbad[V];
 #pragma unroll
     for (int v = 0; v < V; v++) {
-        finfo[v] = val[v] ? a.finfo[s0 + v] : 0;
+        finfo[v] = val[v] ? a.finfo[s0 + sv(v)] : 0;
         badb[v] = 0;
         firstbad[v] = -1;
     }
@@ -143,7 +177,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
             if (r0 + q * T < end)
 #pragma unroll
                 for (int u = q; u < q + 4; u++) {
-                    if (r0 + rank + u * T < end) VO::ld(f[u], c);
+                    if (r0 + rank + u * T < end) ldv(f[u], c);
                     c += ts;
                 }
     };
@@ -202,7 +236,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         for (int v = 0; v < V; v++) p[v] = piv != BSOLVE_PIVOT_NONE ? pn[v] : k;
         if (piv != BSOLVE_PIVOT_NONE && k + 1 < n - 1)
 #pragma unroll
-            for (int v = 0; v < V; v++) pn[v] = val[v] ? rp[(int64_t)(k + 1) * fs + v] : k + 1;
+            for (int v = 0; v < V; v++) pn[v] = val[v] ? rp[(int64_t)(k + 1) * fs + sv(v)] : k + 1;
 #pragma unroll
         for (int v = 0; v < V; v++) {
             bk[v] = BSR_B(p[v], v);
@@ -223,7 +257,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         R d[V];
 #pragma unroll
         for (int v = 0; v < V; v++) d[v] = dn[v];
-        if (i > 0) VO::ld(dn, F + (int64_t)(i - 1) * (cs + fs));
+        if (i > 0) ldv(dn, F + (int64_t)(i - 1) * (cs + fs));
 #pragma unroll
         for (int v = 0; v < V; v++) {
             bool tiny;
@@ -260,8 +294,8 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         issue_next(fa);
         if (D == 2) issue_next(fb);
 #pragma unroll
-        for (int v = 0; v < V; v++) pn[v] = piv != BSOLVE_PIVOT_NONE && val[v] ? rp[v] : 0;
-        VO::ld(dn, F + (int64_t)(n - 1) * (cs + fs));
+        for (int v = 0; v < V; v++) pn[v] = piv != BSOLVE_PIVOT_NONE && val[v] ? rp[sv(v)] : 0;
+        ldv(dn, F + (int64_t)(n - 1) * (cs + fs));
         if (T > 1 && rank == 0)
 #pragma unroll
             for (int v = 0; v < V; v++) fl[v] = 0;
@@ -276,7 +310,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
 #pragma unroll
                 for (int v = 0; v < V; v++) {
                     const int i = i0 + rank + u * T;
-                    y[u][v] = i < n && val[v] ? B[v * ks + i * is] : R(0);
+                    y[u][v] = i < n && val[v] ? B[sv(v) * ks + i * is] : R(0);
                 }
 #pragma unroll
             for (int u = 0; u < 8; u++) {
@@ -332,7 +366,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
 #pragma unroll
                     for (int u = 0; u < 16; u++)
 #pragma unroll
-                        for (int v = 0; v < V; v++) q[u][v] = k0 - u >= 0 && val[v] ? cp[(int64_t)(k0 - u) * fs + v] : k0 - u;
+                        for (int v = 0; v < V; v++) q[u][v] = k0 - u >= 0 && val[v] ? cp[(int64_t)(k0 - u) * fs + sv(v)] : k0 - u;
 #pragma unroll
                     for (int u = 0; u < 16; u++)
                         if (k0 - u >= 0)
@@ -348,7 +382,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         for (int i = rank; i < n; i += T)
 #pragma unroll
             for (int v = 0; v < V; v++)
-                if (val[v]) B[v * ks + i * is] = finfo[v] != 0 || badb[v] ? L::nan() : BSR_B(i, v);
+                if (val[v]) B[sv(v) * ks + i * is] = finfo[v] != 0 || badb[v] ? L::nan() : BSR_B(i, v);
     }
     /* a non-finite B found after good columns were stored: NaN them too */
 #pragma unroll
@@ -356,26 +390,34 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D>::NT, bsr_shape<R, T
         if (!val[v]) continue;
         if (finfo[v] == 0 && firstbad[v] > 0)
             for (int c = 0; c < firstbad[v]; c++)
-                for (int i = rank; i < n; i += T) a.B[(s0 + v) * ks + i * is + c * js] = L::nan();
-        if (a.info && rank == 0) a.info[s0 + v] = badb[v] ? BSOLVE_INFO_NONFINITE : finfo[v];
+                for (int i = rank; i < n; i += T) a.B[(s0 + sv(v)) * ks + i * is + c * js] = L::nan();
+        if (a.info && rank == 0) a.info[s0 + sv(v)] = badb[v] ? BSOLVE_INFO_NONFINITE : finfo[v];
     }
 #undef BSR_B
 }
 
 /* Launch of one shape; cudaErrorInvalidConfiguration where this device
- * cannot run it (shared memory) or the factors are not aligned for its
- * vector loads: the caller then takes the table without this kernel. */
-template <typename R, int TL, int TW, int V, int D> cudaError_t bsr_launch_s(const bsi_lu_args<R> &a, cudaStream_t st)
+ * cannot run it (shared memory) or, without a list, the factors are not
+ * aligned for its vector loads: the caller then takes the table without
+ * this kernel. */
+template <typename R, int TL, int TW, int V, int D, bool LIST>
+cudaError_t bsr_launch_l(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     using S = bsr_shape<R, TL, TW, V, D>;
     const int64_t per_block = (int64_t)S::GPB * S::SPG;
     const int64_t blocks = (a.count + per_block - 1) / per_block;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    if (V > 1 && ((uintptr_t)a.F % (V * sizeof(R)) != 0 || a.fld % V != 0)) return cudaErrorInvalidConfiguration;
+    if (!LIST && V > 1 && ((uintptr_t)a.F % (V * sizeof(R)) != 0 || a.fld % V != 0))
+        return cudaErrorInvalidConfiguration;
     const size_t smem = bsr_smem<R, TL, TW, V, D>(a.n);
-    if (!bsi_smem_optin(bsr_k<R, TL, TW, V, D>, smem)) return cudaErrorInvalidConfiguration;
-    bsr_k<R, TL, TW, V, D><<<(unsigned)blocks, S::NT, smem, st>>>(a);
+    if (!bsi_smem_optin(bsr_k<R, TL, TW, V, D, LIST>, smem)) return cudaErrorInvalidConfiguration;
+    bsr_k<R, TL, TW, V, D, LIST><<<(unsigned)blocks, S::NT, smem, st>>>(a);
     return cudaGetLastError();
+}
+
+template <typename R, int TL, int TW, int V, int D> cudaError_t bsr_launch_s(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    return a.nsel ? bsr_launch_l<R, TL, TW, V, D, true>(a, st) : bsr_launch_l<R, TL, TW, V, D, false>(a, st);
 }
 
 /* Launch of shape code `shape` (lu_dispatch.cuh's BSI_LU_RSTEAM_SHAPES). */
