@@ -222,7 +222,7 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
         constexpr size_t smem = bsm_smem<R, N, BSI_OP_GESV>();
         if (!bsi_smem_optin(bsm_k<R, N, BSI_OP_GESV, false>, smem)) return cudaErrorInvalidConfiguration;
         bsm_k<R, N, BSI_OP_GESV, false><<<(unsigned)blocks, 32, smem, st>>>(a);
-    } else if (!a.sel) {
+    } else if (!a.nsel) {
         constexpr size_t smem = bsm_smem<R, N, BSI_OP_GETRF>();
         if (!bsi_smem_optin(bsm_k<R, N, BSI_OP_GETRF, false>, smem)) return cudaErrorInvalidConfiguration;
         bsm_k<R, N, BSI_OP_GETRF, false><<<(unsigned)blocks, 32, smem, st>>>(a);

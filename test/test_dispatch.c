@@ -12,7 +12,7 @@
  * side of each crossover must keep their kernels (the measured choices:
  * change them here when the table changes).  The kernel does not depend on
  * how the systems are given (whole batch, list, list of an interleaved
- * batch).
+ * batch); a masked getrf gathers its systems exactly where the table says.
  * BSOLVE_TEST_DUMP=1 prints both tables as ranges of n (LU) or m (QR).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -94,6 +94,8 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
         break;
     default: TL_EXPECT(0, "%s: family %d", what, c.family);
     }
+    TL_EXPECT(c.gather == 0 || c.gather == 1, "%s: gather %d", what, c.gather);
+    TL_EXPECT(!c.gather || op == BSI_OP_GETRF, "%s: %s gathered", what, lu_op[op]);
 }
 
 static const char *const lu_list[] = {"batch", "list", "list of an interleaved batch"};
@@ -296,6 +298,61 @@ START_TEST(t_lu_smem)
 }
 END_TEST
 
+/* A masked getrf gathers its systems: by the table's choice where they lie
+ * in an interleaved A and its kernel gives each system a block (TILE,
+ * PANEL, BLOCK, WARP above 32; lu_dispatch.cuh's GATHER); forced on (2, or
+ * a segment size), every masked getrf of an interleaved A; forced off,
+ * none; never another operation or way of giving the systems, and the
+ * kernel is the one chosen without the knob. */
+static void lu_gather_visit(void *u, int f, int es, int op, int n, int nrhs, int pv, int list, struct bsi_lu_choice c,
+                            const char *what)
+{
+    int *reached = u;
+    const struct bsi_lu_choice d = bsi_lu_dispatch(es, op, n, nrhs, pv, list, NULL);
+    TL_EXPECT(c.family == d.family && c.bucket == d.bucket && c.lanes == d.lanes, "%s: the knob changed the kernel",
+              what);
+    const int block = c.family == BSI_LU_TILE || c.family == BSI_LU_PANEL || c.family == BSI_LU_BLOCK ||
+                      (c.family == BSI_LU_WARP && c.bucket > 32);
+    const int want = op == BSI_OP_GETRF && list == BSI_LU_LIST_IL && (f >= 2 || (f == 0 && block));
+    TL_EXPECT(c.gather == want, "%s: %s", what, want ? "not gathered" : "gathered");
+    if (c.gather && f == 0) reached[c.family == BSI_LU_WARP ? 5 : c.family - BSI_LU_BLOCK] = 1;
+}
+START_TEST(t_lu_gather)
+{
+    static const int fs[] = {0, 1, 2, 7};
+    int reached[6] = {0};
+    lu_sweep(BSI_FORCE_LU_GATHER, fs, 4, "gather", lu_gather_visit, reached);
+    TL_EXPECT(reached[0] && reached[1] && reached[2] && reached[5],
+              "the table gathers for BLOCK %d, TILE %d, PANEL %d, WARP %d", reached[0], reached[1], reached[2],
+              reached[5]);
+    /* pinned: the ensemble's order, each side of n = 32, FULL beyond 48 */
+    static const struct { int es, n, pv, list, family, gather; } pin[] = {
+        {8, 54, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_PANEL, 1},
+        {8, 54, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST, BSI_LU_PANEL, 0},
+        {8, 54, BSOLVE_PIVOT_PARTIAL, BSI_LU_BATCH, BSI_LU_PANEL, 0},
+        {8, 33, BSOLVE_PIVOT_NONE, BSI_LU_LIST_IL, BSI_LU_TILE, 1},
+        {8, 32, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_WARP, 0},
+        {4, 32, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_WARP, 0},
+        {8, 12, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_SMEM, 0},
+        {8, 40, BSOLVE_PIVOT_FULL, BSI_LU_LIST_IL, BSI_LU_WARP, 1},
+        {8, 100, BSOLVE_PIVOT_FULL, BSI_LU_LIST_IL, BSI_LU_BLOCK, 1},
+        {4, 128, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_PANEL, 1},
+    };
+    for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
+        const struct bsi_lu_choice c = bsi_lu_dispatch(pin[i].es, BSI_OP_GETRF, pin[i].n, 0, pin[i].pv, pin[i].list, NULL);
+        char got[64];
+        TL_EXPECT(c.family == pin[i].family && c.gather == pin[i].gather, "gather pin %zu (es %d n %d pivot %d, %s): %s",
+                  i, pin[i].es, pin[i].n, pin[i].pv, lu_list[pin[i].list], bsi_lu_name(c, got, sizeof got));
+    }
+    /* getrs is never gathered, and a masked getrs of one right-hand side
+     * takes the team getrs as the whole batch does */
+    const struct bsi_lu_choice r = bsi_lu_dispatch(8, BSI_OP_GETRS, 54, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, NULL);
+    TL_EXPECT(r.family == BSI_LU_RSTEAM && r.shape == 1112 && !r.gather, "masked getrs n 54: family %d shape %d gather %d",
+              r.family, r.shape, r.gather);
+    TL_CLEAN("LU gather");
+}
+END_TEST
+
 START_TEST(t_lu_table)
 {
     int force[BSI_FORCE_COUNT + 1];
@@ -327,7 +384,8 @@ START_TEST(t_lu_table)
                             /* no context and a context of zeros choose alike */
                             if (f == 0) {
                                 const struct bsi_lu_choice d = bsi_lu_dispatch(es, op, n, nrhs, pv, list, NULL);
-                                TL_EXPECT(d.family == c.family && d.bucket == c.bucket && d.lanes == c.lanes,
+                                TL_EXPECT(d.family == c.family && d.bucket == c.bucket && d.lanes == c.lanes &&
+                                              d.gather == c.gather,
                                           "%s: NULL force differs", what);
                             }
                         }
@@ -617,11 +675,12 @@ static void dump_lu(void)
 {
     static const struct { int op, nrhs, list; const char *name; } ops[] = {
         {BSI_OP_GESV, 1, BSI_LU_BATCH, "gesv nrhs=1"}, {BSI_OP_GESV, 2, BSI_LU_BATCH, "gesv nrhs>1"},
-        {BSI_OP_GETRF, 0, BSI_LU_BATCH, "getrf"}, {BSI_OP_GETRS, 1, BSI_LU_BATCH, "getrs"}};
+        {BSI_OP_GETRF, 0, BSI_LU_BATCH, "getrf"}, {BSI_OP_GETRF, 0, BSI_LU_LIST_IL, "getrf mask IL"},
+        {BSI_OP_GETRS, 1, BSI_LU_BATCH, "getrs"}};
     static const char *const pvn[] = {"NONE", "PARTIAL", "FULL"};
     printf("== CUDA LU dispatch table (cuda/lu_dispatch.cuh): precision, operation, pivoting: n ranges\n");
     for (int es = 8; es >= 4; es -= 4)
-        for (int o = 0; o < 4; o++)
+        for (int o = 0; o < 5; o++)
             for (int pv = 0; pv < 3; pv++) {
                 printf("%c %-12s %-8s:", es == 8 ? 'd' : 's', ops[o].name, pvn[pv]);
                 char prev[64] = "", cur[64];
@@ -687,6 +746,7 @@ static Suite *suite(void)
     tcase_add_test(tc, t_lu_solve);
     tcase_add_test(tc, t_lu_rsteam);
     tcase_add_test(tc, t_lu_smem);
+    tcase_add_test(tc, t_lu_gather);
     tcase_add_test(tc, t_qr_table);
     suite_add_tcase(s, tc);
     return s;
