@@ -193,7 +193,7 @@ template <typename R> struct bsi_gather_ws {
     int32_t *info, *cnt;
     int64_t S;
 };
-/* Bytes of a segment's workspace; the workspace at p (256-byte aligned). */
+/* Bytes of a segment's workspace; the workspace at p (16-byte aligned). */
 size_t bsi_gather_bytes(int n, size_t es, int64_t S);
 template <typename R> bsi_gather_ws<R> bsi_gather_carve(void *p, int n, int64_t S);
 /* List entries s0 .. s0 + S - 1 (those before *nsel) of sel: the systems of
