@@ -68,7 +68,7 @@ struct bsi_cuda {
     cudaStream_t stream; /* the user's (or the legacy default) stream */
     cudaEvent_t order;   /* orders the pipeline streams after the user stream */
     bsi_slot slot[BSI_NSTREAMS];
-    bsi_dbuf work;       /* device workspace of device-pointer calls (transposes) */
+    bsi_dbuf work;       /* device workspace of device-pointer calls (transposes; a masked getrf's gathered segment) */
     bsi_dbuf lusel;      /* masked LU calls with device arrays: the flagged systems' list (select.cu) */
     bsi_dbuf gtflag;     /* per-system flags of the long tridiagonal method (tagged by gtgen) */
     int gtgen;           /* the last generation number used in gtflag */
@@ -148,19 +148,22 @@ template <typename R> struct bsi_lu_args {
     int n, nrhs, pivot;
     /* Masked getrf and getrs (NULL otherwise, and always for gesv): the
      * flagged systems of the launch's count, *nsel of them, listed in
-     * increasing order on the device (select.cu). */
+     * increasing order on the device (select.cu).  nsel set and sel NULL:
+     * systems 0 .. *nsel - 1 of the launch (a gathered segment, lu.cu:
+     * their number is known on the device only). */
     const int32_t *sel, *nsel;
 };
 
 /* Every LU kernel has an instantiation for a list (template flag LIST,
- * getrf and getrs only; launched when sel is set), so that the others' code
+ * getrf and getrs only; launched when nsel is set), so that the others' code
  * stays what it is without one.  A kernel's logical systems are
  * 0 .. bsi_lu_count() - 1; logical system i is system bsi_lu_sys(i) of the
  * launch, whose A, B, info and factors it reads and writes: with a list the
- * i-th flagged system (a logical system past *nsel is like one past the
- * batch's end: the grid covers count), else i itself.  Kernels whose
- * systems share a warp or a block stage them by these per-system addresses
- * with a list, never as one run of consecutive systems. */
+ * i-th listed system (i itself where sel is NULL), a logical system past
+ * *nsel being like one past the batch's end (the grid covers count);
+ * without one, i itself.  Kernels whose systems share a warp or a block stage them by
+ * these per-system addresses with a list, never as one run of consecutive
+ * systems. */
 template <bool LIST, typename R> __device__ __forceinline__ int64_t bsi_lu_count(const bsi_lu_args<R> &a)
 {
     if constexpr (LIST) return (int64_t)*a.nsel;
@@ -168,7 +171,7 @@ template <bool LIST, typename R> __device__ __forceinline__ int64_t bsi_lu_count
 }
 template <bool LIST, typename R> __device__ __forceinline__ int64_t bsi_lu_sys(const bsi_lu_args<R> &a, int64_t i)
 {
-    if constexpr (LIST) return (int64_t)a.sel[i];
+    if constexpr (LIST) return a.sel ? (int64_t)a.sel[i] : i;
     else return i;
 }
 
@@ -179,6 +182,31 @@ template <bool LIST, typename R> __device__ __forceinline__ int64_t bsi_lu_sys(c
 int64_t bsi_select_scratch(int64_t count);
 cudaError_t bsi_launch_select(const uint8_t *mask, int64_t count, int32_t *sel, int32_t *nsel, int32_t *scratch,
                               cudaStream_t st);
+
+/* A masked getrf's gathered segment (lu_gather.cu): S systems of order n,
+ * A gathered into W (entry e of the i-th system at W[e S + i]) and factored
+ * there in place, their pivots (interleaved as the factor object's, leading
+ * dimension S), info, and the segment's count (the factor kernel's *nsel). */
+template <typename R> struct bsi_gather_ws {
+    R *W;
+    uint8_t *rp, *cp;
+    int32_t *info, *cnt;
+    int64_t S;
+};
+/* Bytes of a segment's workspace; the workspace at p (16-byte aligned). */
+size_t bsi_gather_bytes(int n, size_t es, int64_t S);
+template <typename R> bsi_gather_ws<R> bsi_gather_carve(void *p, int n, int64_t S);
+/* List entries s0 .. s0 + S - 1 (those before *nsel) of sel: the systems of
+ * the interleaved A (leading dimension lda) into w; then, after the factor
+ * kernel, their factors, pivots and info into F, rp, cp (leading dimension
+ * fld), finfo and info.  nsm: the device's SMs (the grids' size). */
+template <typename R>
+cudaError_t bsi_launch_gather(const R *A, int64_t lda, int n, const int32_t *sel, const int32_t *nsel, int64_t s0,
+                              const bsi_gather_ws<R> &w, int nsm, cudaStream_t st);
+template <typename R>
+cudaError_t bsi_launch_scatter(const bsi_gather_ws<R> &w, int n, const int32_t *sel, const int32_t *nsel, int64_t s0,
+                               R *F, int64_t fld, uint8_t *rp, uint8_t *cp, int32_t *finfo, int32_t *info, int nsm,
+                               cudaStream_t st);
 
 /* Host-side launchers: lu.cu launches the kernel of lu_dispatch.cuh's table
  * (force: the context's test-only choices), lu_large.cu the block kernel. */

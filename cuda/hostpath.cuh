@@ -43,13 +43,14 @@ static inline bsi_harr bsi_mask_arr(const uint8_t *mask, int64_t batch)
     return {mask, nullptr, li, 1, 1, 1};
 }
 
-/* Device scratch of 8 bytes per system of a chunk (a masked call's list of
- * flagged systems, select.cu): room in each slot's staging on the
- * host-memory path, neither copied in nor out; NULL on the device path. */
-static inline bsi_harr bsi_scratch_arr(int64_t batch)
+/* Device scratch of `bytes` per system of a chunk (a masked call's list of
+ * flagged systems, select.cu, and a masked getrf's gathered segment,
+ * lu_gather.cu): room in each slot's staging on the host-memory path, 256
+ * bytes aligned, neither copied in nor out; NULL on the device path. */
+static inline bsi_harr bsi_scratch_arr(int64_t batch, size_t bytes)
 {
     const bsolve_layout li = {BSOLVE_INTERLEAVED, batch, 0};
-    return {nullptr, nullptr, li, 1, 2, 4};
+    return {nullptr, nullptr, li, 1, (int64_t)((bytes + 3) / 4), 4};
 }
 
 /* Runs the device work of systems k0..k0+cnt-1 on stream st: array i at

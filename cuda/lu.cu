@@ -108,10 +108,19 @@ template <typename R> static cudaError_t bsi_launch_small(int op, const bsi_lu_a
     }
 }
 
+/* How a launch's systems are given (lu_dispatch.cuh's BSI_LU_BATCH, _LIST,
+ * _LIST_IL): a getrs reads the object's interleaved factors, a getrf its A
+ * (a_il: interleaved); a gathered segment's systems are consecutive. */
+template <typename R> static int bsi_lu_list_of(int op, const bsi_lu_args<R> &a)
+{
+    if (!a.nsel) return BSI_LU_BATCH;
+    return a.sel && (op == BSI_OP_GETRS || a.a_il) ? BSI_LU_LIST_IL : BSI_LU_LIST;
+}
+
 template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a, const int *force, cudaStream_t s)
 {
     if (a.count <= 0) return cudaSuccess;
-    const bsi_lu_choice c = bsi_lu_dispatch((int)sizeof(R), op, a.n, a.nrhs, a.pivot, force);
+    const bsi_lu_choice c = bsi_lu_dispatch((int)sizeof(R), op, a.n, a.nrhs, a.pivot, bsi_lu_list_of(op, a), force);
     switch (c.family) {
     case BSI_LU_WARP: return bsw_launch<R>(op, a, c.bucket, s);
     case BSI_LU_TEAM: return bsi_launch_small<R>(op, a, c.bucket, s);
@@ -121,10 +130,7 @@ template <typename R> cudaError_t bsi_launch_lu(int op, const bsi_lu_args<R> &a,
     case BSI_LU_SMEM:
     case BSI_LU_RSTEAM: {
         const bool sm = c.family == BSI_LU_SMEM;
-        /* RSTEAM has no instantiation on a list of systems: a masked getrs
-         * takes the table without it */
-        const cudaError_t e = sm ? bsm_launch<R>(op, a, c.bucket, s)
-                              : a.sel ? cudaErrorInvalidConfiguration : bsr_launch<R>(a, c.shape, s);
+        const cudaError_t e = sm ? bsm_launch<R>(op, a, c.bucket, s) : bsr_launch<R>(a, c.shape, s);
         if (e != cudaErrorInvalidConfiguration) return e;
         /* a block's shared memory beyond this device's (or factors not
          * aligned for RSTEAM's vector loads): the table without the kernel */
@@ -157,12 +163,14 @@ static inline bsi_view bsi_view_of(bsolve_layout l, int64_t r) { return bsi_make
 
 /* What a call's chunk functions share: the kernel arguments so far, the
  * factorization object (getrf, getrs), the context's forced choices, and
- * its state (the list buffer of masked calls). */
+ * its state (the list and workspace buffers of masked calls); wfail: the
+ * bytes of a gathered segment's workspace that could not be allocated. */
 template <typename R> struct bsi_lu_call {
     bsi_lu_args<R> a;
     const bsolve_lu *lu;
     const int *force;
     bsi_cuda *C;
+    size_t wfail;
 };
 
 /* ---- gesv ---------------------------------------------------------------- */
@@ -289,15 +297,87 @@ static cudaError_t bsi_getrf_chunk(void *user, int64_t k0, int64_t cnt, void *co
  * chunk's staged scratch (host arrays) or the context's buffer (device
  * arrays: one chunk on the context's stream, so that a call's list is done
  * with before the next call's is written). */
+
+/* Bytes of the list of m systems and its scanning scratch; the staged
+ * scratch has 8 bytes per system for them (and the staging rounds each
+ * array's room up to 256 bytes). */
+static size_t bsi_list_bytes(int64_t m) { return (size_t)(m + bsi_select_scratch(m) + 1) * sizeof(int32_t); }
+
 static cudaError_t bsi_list_flagged(bsi_cuda *C, const uint8_t *mask, int64_t m, void *staged, int32_t **sel,
                                     int32_t **nsel, cudaStream_t st)
 {
-    int32_t *p = (int32_t *)staged; /* 8 bytes per system, 256 at least: m + scratch + 1 fit */
-    if (!p) p = (int32_t *)bsi_dbuf_get(&C->lusel, (size_t)(m + bsi_select_scratch(m) + 1) * sizeof(int32_t), 0);
+    int32_t *p = (int32_t *)staged;
+    if (!p) p = (int32_t *)bsi_dbuf_get(&C->lusel, bsi_list_bytes(m), 0);
     if (!p) return cudaErrorMemoryAllocation;
     *sel = p;
     *nsel = p + m;
     return bsi_launch_select(mask, m, p, p + m, p + m + 1, st);
+}
+
+/* A gathered masked getrf (lu_dispatch.cuh's GATHER, lu_gather.cu) works
+ * on segments of at most this many bytes of workspace: enough systems that
+ * the factor kernel's last wave and each segment's three launches are
+ * small (FP64 n = 54: 22900 systems, 29 waves of the panel kernel's
+ * resident blocks on an H200; n = 128: 4000, 31 waves), little beside the
+ * batch itself.  The device path keeps it in the context's workspace. */
+#define BSI_GATHER_MAX_BYTES ((size_t)512 << 20)
+
+/* Systems per gathered segment of a list of m (a test may force fewer:
+ * BSI_FORCE_LU_GATHER >= 3). */
+static int64_t bsi_gather_segment(const int *force, int n, size_t es, int64_t m)
+{
+    int64_t S = (int64_t)(BSI_GATHER_MAX_BYTES / bsi_gather_bytes(n, es, 1));
+    if (force && force[BSI_FORCE_LU_GATHER] >= 3 && force[BSI_FORCE_LU_GATHER] < S) S = force[BSI_FORCE_LU_GATHER];
+    return S < m ? S : m;
+}
+
+/* Bytes per system of a masked getrf's staged scratch (host arrays): the
+ * list, and where it gathers, a segment of the chunk's systems after it
+ * (bsi_gathered's carving, with room for its alignments). */
+static size_t bsi_masked_scratch(int gather, int n, size_t es)
+{
+    return 8 + (gather ? 32 + bsi_gather_bytes(n, es, 1) : 0);
+}
+
+/* The getrf of the list in a (m systems, a.sel / a.nsel on the device),
+ * gathered: per segment, the listed systems of A into the workspace, the
+ * table's kernel on them there (a list with sel NULL: its count is the
+ * segment's), their factors, pivots and info back.  staged: the chunk's
+ * scratch after the list (host arrays), else the context's workspace. */
+template <typename R>
+static cudaError_t bsi_gathered(bsi_lu_call<R> *g, const bsi_lu_args<R> &a, int64_t m, char *staged, cudaStream_t st)
+{
+    const int n = a.n, nsm = g->C->nsm;
+    const int64_t S = bsi_gather_segment(g->force, n, sizeof(R), m);
+    const size_t bytes = bsi_gather_bytes(n, sizeof(R), S);
+    void *p = staged ? (void *)staged : bsi_dbuf_get(&g->C->work, bytes, 0);
+    if (!p) {
+        g->wfail = bytes;
+        return cudaErrorMemoryAllocation;
+    }
+    const bsi_gather_ws<R> w = bsi_gather_carve<R>(p, n, S);
+    for (int64_t j = 0; j < m; j += S) {
+        cudaError_t e = bsi_launch_gather<R>(a.A, a.va.is, n, a.sel, a.nsel, j, w, nsm, st);
+        if (e != cudaSuccess) return e;
+        bsi_lu_args<R> b = a;
+        b.A = w.W;
+        b.va.ks = 1;
+        b.va.is = S;
+        b.va.js = (int64_t)n * S;
+        b.F = w.W;
+        b.fld = S;
+        b.rp = w.rp;
+        b.cp = w.cp;
+        b.info = b.finfo = w.info;
+        b.count = m - j < S ? m - j : S;
+        b.sel = nullptr;
+        b.nsel = w.cnt;
+        e = bsi_launch_lu<R>(BSI_OP_GETRF, b, g->force, st);
+        if (e == cudaSuccess)
+            e = bsi_launch_scatter<R>(w, n, a.sel, a.nsel, j, a.F, a.fld, a.rp, a.cp, a.finfo, a.info, nsm, st);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
 }
 
 /* A masked getrf's (OP) or getrs's chunk: arrays A (getrf) or B (getrs),
@@ -321,11 +401,19 @@ static cudaError_t bsi_masked_chunk(void *user, int64_t k0, int64_t cnt, void *c
             a.B = (R *)d[0] + bsi_sys_offset(l[0], s0);
             a.vb = bsi_view_of(l[0], a.n);
         }
+        a.a_il = l[0].kind == BSOLVE_INTERLEAVED;
         a.info = OP == BSI_OP_GETRF || g->a.info ? (int32_t *)d[1] + s0 : nullptr;
         a.count = m;
         a.sel = sel;
         a.nsel = nsel;
-        e = bsi_launch_lu<R>(OP, a, g->force, st);
+        const bsi_lu_choice c =
+            bsi_lu_dispatch((int)sizeof(R), OP, a.n, a.nrhs, a.pivot, bsi_lu_list_of(OP, a), g->force);
+        if (c.gather) {
+            char *ws = d[3] ? (char *)d[3] + (bsi_list_bytes(m) + 15) / 16 * 16 : nullptr;
+            e = bsi_gathered<R>(g, a, m, ws, st);
+        } else {
+            e = bsi_launch_lu<R>(OP, a, g->force, st);
+        }
         if (e != cudaSuccess) return e;
     }
     return cudaSuccess;
@@ -341,10 +429,21 @@ static bsolve_status bsi_getrf_t(bsolve_ctx *ctx, const void *A, bsolve_layout l
     g.force = ctx->force;
     g.C = ctx->cuda;
     if (mask) {
+        const int gather = bsi_lu_dispatch((int)sizeof(R), BSI_OP_GETRF, (int)lu->n, 0, (int)lu->pivot,
+                                           la.kind == BSOLVE_INTERLEAVED ? BSI_LU_LIST_IL : BSI_LU_LIST, ctx->force)
+                               .gather;
         bsi_harr arr[4] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, bsi_info_inout(info, lu->batch),
-                           bsi_mask_arr(mask, lu->batch), bsi_scratch_arr(lu->batch)};
-        return bsi_run(ctx, "bsolve_getrf_masked", "A, info and mask must all be device or all host memory",
-                       lu->batch, arr, 4, bsi_masked_chunk<R, BSI_OP_GETRF>, &g);
+                           bsi_mask_arr(mask, lu->batch),
+                           bsi_scratch_arr(lu->batch, bsi_masked_scratch(gather, (int)lu->n, sizeof(R)))};
+        const bsolve_status s = bsi_run(ctx, "bsolve_getrf_masked",
+                                        "A, info and mask must all be device or all host memory", lu->batch, arr, 4,
+                                        bsi_masked_chunk<R, BSI_OP_GETRF>, &g);
+        if (s == BSOLVE_ENOMEM && g.wfail)
+            return bsi_fail(ctx, BSOLVE_ENOMEM,
+                            "bsolve_getrf_masked: cannot allocate %zu bytes of device workspace to gather the flagged "
+                            "systems",
+                            g.wfail);
+        return s;
     }
     bsi_harr arr[2] = {{A, nullptr, la, lu->n, lu->n, sizeof(R)}, bsi_info_arr(info, lu->batch)};
     return bsi_run(ctx, "bsolve_getrf", "A and info must both be device or both host memory", lu->batch, arr, 2,
@@ -388,7 +487,7 @@ static bsolve_status bsi_getrs_t(bsolve_ctx *ctx, const bsolve_lu *lu, int64_t n
     g.a.info = info; /* only tested for NULL in the chunk function */
     if (mask) {
         bsi_harr arr[4] = {{B, B, lb, lu->n, nrhs, sizeof(R)}, bsi_info_inout(info, lu->batch),
-                           bsi_mask_arr(mask, lu->batch), bsi_scratch_arr(lu->batch)};
+                           bsi_mask_arr(mask, lu->batch), bsi_scratch_arr(lu->batch, bsi_masked_scratch(0, 0, 0))};
         return bsi_run(ctx, "bsolve_getrs_masked", "B, info and mask must all be device or all host memory",
                        lu->batch, arr, 4, bsi_masked_chunk<R, BSI_OP_GETRS>, &g);
     }

@@ -1,8 +1,11 @@
 /*
  * lu_dispatch.cuh -- the dispatch table of the CUDA dense LU (gesv, getrf,
  * getrs): which kernel runs a call, with which bucket and team size, from
- * (precision, operation, n, nrhs, pivoting).  The layouts of A and B play
- * no part: every kernel reads and writes every layout.
+ * (precision, operation, n, nrhs, pivoting), and for a masked getrf whether
+ * its systems are gathered first (from how they lie: GATHER below).  The
+ * layouts of A and B play no other part: every kernel reads and writes
+ * every layout, and every family has a list form (masked getrf and getrs,
+ * common.cuh).
  *
  * Plain C as well as CUDA C++: lu.cu launches what bsi_lu_dispatch()
  * returns, the kernels take their team sizes from here, and
@@ -46,6 +49,10 @@
  *          update as 8 x 8 tile products (FP64 tensor cores from sm_80),
  *          the matrix in shared memory; buckets {64, 96, 128} (rows per
  *          lane of the panel), 2 warps per system up to 64, 4 beyond.
+ *   GATHER lu_gather.cu (lu.cu runs it), masked getrf: the listed systems of
+ *          an interleaved A copied into a compact interleaved workspace,
+ *          factored there by the family chosen as for the whole batch, the
+ *          factors, pivots and info copied to their systems.
  *
  * Crossovers (H100; gesv, PARTIAL, one right-hand side, interleaved, as a
  * fraction of the copy floor or a ratio of systems per second):
@@ -138,6 +145,25 @@
  *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
  *     through the warp's area ran slower (index arithmetic, bank conflicts
  *     of the interchange at an odd pitch).
+ *   GATHER (H200) for a masked getrf of an interleaved A whose kernel gives
+ *     each system a block (TILE, PANEL, BLOCK; WARP above 32): on a list,
+ *     FP64 n = 54 PARTIAL factored 4.0e6 systems/s against 1.06e7/s over
+ *     the whole batch.  Such a kernel reads one 8-byte entry per 32-byte
+ *     sector of an interleaved batch; over the whole batch the next three
+ *     blocks find the sector in L2, on a sparse list nobody does, and the
+ *     block waits on memory for each load group while it holds its share of
+ *     the SM.  The gather copy instead has every load of every listed system
+ *     in flight at once; the workspace's systems are then neighbours again
+ *     (a whole batch for the kernel), for 4 n^2 entries more moved per
+ *     system (the gather's store, the kernel's load and store in the
+ *     workspace, the scatter's load) against n^3 / 3 FMAs.  Kernels that
+ *     give a thread or a warp several systems (n <= 32) are not gathered:
+ *     a warp's load covers its systems' sectors whatever they are, and
+ *     they run near the memory's floor, where the copies would cost what
+ *     they save.  A column- or row-major A is not gathered: a system's
+ *     entries already lie together.  getrs is never gathered: a solve reads
+ *     each factor entry once, so a gather would read the same scattered
+ *     sectors and then move the compact copy twice more.
  *   PANEL (H200) from n = 41, both precisions: FP64 gesv PARTIAL 1.4x TILE
  *     at n = 48, 1.6-1.8x at 64..80, 1.5x at 96, 1.6x at 128 (NONE 1.4-2.0x,
  *     getrf + getrs 1.0-1.25x); FP32 1.2x TILE at 48, 1.4x WARP at 64,
@@ -173,11 +199,19 @@ enum { BSI_LU_TEAM = 1, BSI_LU_WARP = 2, BSI_LU_BLOCK = 3, BSI_LU_TILE = 4, BSI_
 #define BSI_LU_BLOCK_THREADS 128
 #define BSI_LU_SMEM_MAX_N 22  /* largest n of SMEM */
 
+/* How a call's systems are given (bsi_lu_dispatch's list): the whole
+ * batch; a list of systems (masked calls, common.cuh) whose entries lie
+ * together (a column- or row-major A, or a gathered segment); a list of
+ * systems scattered through an interleaved batch (getrf's A, getrs's
+ * factors). */
+enum { BSI_LU_BATCH = 0, BSI_LU_LIST = 1, BSI_LU_LIST_IL = 2 };
+
 struct bsi_lu_choice {
     int family; /* BSI_LU_TEAM, _WARP, _BLOCK, _TILE, _PANEL, _SOLVE, _SMEM or _RSTEAM */
     int bucket; /* the compiled order n is padded to (0 for BLOCK, SOLVE and RSTEAM) */
     int lanes;  /* threads per system (RSTEAM: per team, which serves V systems) */
     int shape;  /* RSTEAM's shape code (BSI_LU_RSTEAM_SHAPES), 0 for the others */
+    int gather; /* 1: gather the listed systems into a workspace first (GATHER) */
 };
 
 /* RSTEAM's compiled shapes (lu_getrs_team.cuh): X(TL, TW, V, D, W) is a
@@ -266,16 +300,27 @@ BSI_DISPATCH int bsi_lu_rsteam_shape(int es, int n)
     return n <= 56 ? 112 : n <= 88 ? 1112 : n <= 112 ? 10121 : 10141;
 }
 
+/* Whether a masked getrf of systems scattered through an interleaved A
+ * gathers them first, its kernel being c: where c gives each system a
+ * block (the crossover above). */
+BSI_DISPATCH int bsi_lu_gather_takes(int es, struct bsi_lu_choice c)
+{
+    return (void)es, c.family == BSI_LU_TILE || c.family == BSI_LU_PANEL || c.family == BSI_LU_BLOCK ||
+                         (c.family == BSI_LU_WARP && c.bucket > 32);
+}
+
 /* The kernel for one call: es = sizeof the element, op = BSI_OP_*, pivot a
- * bsolve_pivot; force = the context's test-only choices (may be NULL). */
-BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, const int *force)
+ * bsolve_pivot, list = BSI_LU_BATCH, _LIST or _LIST_IL; force = the
+ * context's test-only choices (may be NULL). */
+BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrhs, int pivot, int list,
+                                                  const int *force)
 {
     const int fw = force ? force[BSI_FORCE_LU_WARP] : 0;
     const int wmax = es == 8 ? BSI_LU_WARP_MAX_N_D : BSI_LU_WARP_MAX_N_S;
     int warp = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= wmax;
     if (fw == 0) warp = warp && n >= (es == 8 ? 13 : 17) && !(pivot == BSOLVE_PIVOT_FULL && n > 48);
     else if (fw == 1) warp = 0;
-    struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS, 0};
+    struct bsi_lu_choice c = {BSI_LU_BLOCK, 0, BSI_LU_BLOCK_THREADS, 0, 0};
     const int ft = force ? force[BSI_FORCE_LU_TILE] : 0, fp = force ? force[BSI_FORCE_LU_PANEL] : 0;
     const int big = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 33 && n <= 128 &&
                     pivot != BSOLVE_PIVOT_FULL;
@@ -319,18 +364,21 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
         c.bucket = bsi_lu_bucket(n);
         c.lanes = bsi_lu_team(c.bucket, es);
     }
+    const int fg = force ? force[BSI_FORCE_LU_GATHER] : 0;
+    c.gather = op == BSI_OP_GETRF && list == BSI_LU_LIST_IL && (fg >= 2 || (fg == 0 && bsi_lu_gather_takes(es, c)));
     return c;
 }
 
 /* The choice in words, e.g. "warp N=16 T=16" (tests, table dumps). */
 static inline const char *bsi_lu_name(struct bsi_lu_choice c, char *buf, size_t len)
 {
-    if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d", c.lanes);
+    const char *g = c.gather ? " gathered" : "";
+    if (c.family == BSI_LU_BLOCK) snprintf(buf, len, "block T=%d%s", c.lanes, g);
     else if (c.family == BSI_LU_RSTEAM)
         snprintf(buf, len, "rsteam shape %d T=%d", c.shape, c.lanes);
     else
-        snprintf(buf, len, "%s N=%d T=%d", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : c.family == BSI_LU_SMEM ? "smem" : "solve",
-                 c.bucket, c.lanes);
+        snprintf(buf, len, "%s N=%d T=%d%s", c.family == BSI_LU_TEAM ? "team" : c.family == BSI_LU_WARP ? "warp" : c.family == BSI_LU_TILE ? "tile" : c.family == BSI_LU_PANEL ? "panel" : c.family == BSI_LU_SMEM ? "smem" : "solve",
+                 c.bucket, c.lanes, g);
     return buf;
 }
 

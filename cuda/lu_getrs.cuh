@@ -150,7 +150,7 @@ template <typename R, int PIV, bool LIST> cudaError_t bsg_launch_l(const bsi_lu_
 
 template <typename R, int PIV> cudaError_t bsg_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
 {
-    return a.sel ? bsg_launch_l<R, PIV, true>(a, st) : bsg_launch_l<R, PIV, false>(a, st);
+    return a.nsel ? bsg_launch_l<R, PIV, true>(a, st) : bsg_launch_l<R, PIV, false>(a, st);
 }
 
 /* Launch (getrs, any pivoting, 1 <= n <= 128). */

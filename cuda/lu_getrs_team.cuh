@@ -60,6 +60,13 @@
  * a pair beyond the last one reads the factors of the unused system after
  * it, which lies inside the factor object's leading dimension) and store
  * nothing, so that every barrier sees the whole group.
+ *
+ * On a list of systems (masked getrs, common.cuh; template flag LIST) a
+ * thread's V systems are list entries 32 / TL apart, so that a warp's load
+ * of one row for one of them covers 32 / TL consecutive entries (whole
+ * sectors where the list is dense); V = 2 then loads each system's entry
+ * by itself (two listed systems need not be neighbours).  Entries past the
+ * list's end compute a copy of its last system and store nothing.
  */
 #ifndef BSI_LU_GETRS_TEAM_CUH
 #define BSI_LU_GETRS_TEAM_CUH
@@ -112,7 +119,7 @@ template <typename R> struct bsr_vec<R, 2> {
     static __device__ __forceinline__ void st(R *p, const R (&s)[2]) { *reinterpret_cast<P *>(p) = bsi_pair<R>::mk(s[0], s[1]); }
 };
 
-template <typename R, int TL, int TW, int V, int D, int W>
+template <typename R, int TL, int TW, int V, int D, int W, bool LIST>
 __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R, TL, TW, V, D, W>::MINB)
     bsr_k(const bsi_lu_args<R> a)
 {
@@ -124,14 +131,41 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int rank = lane % TL + TL * (warp % TW), wg = warp / TW;
     const int n = a.n, piv = a.pivot;
-    const int64_t g0 = ((int64_t)blockIdx.x * S::GPB + wg) * SPG;
-    if (g0 >= a.count) return; /* the whole group: no barrier waits for it */
-    const int j0 = lane / TL * V; /* this thread's first system in the group */
+    const int64_t g0 = ((int64_t)blockIdx.x * S::GPB + wg) * SPG, cnt = bsi_lu_count<LIST>(a);
+    if (g0 >= cnt) return; /* the whole group: no barrier waits for it */
+    const int j0 = lane / TL * V; /* this thread's first column of b in the group */
+    /* this thread's systems: s0 + sv(v) (without a list sv(v) = v; with
+     * one dv[v], the listed systems lying within BSI_SEL_MAX of each other) */
     int64_t s0 = g0 + j0;
+    int dv[V];
     bool val[V];
+    if constexpr (LIST) {
 #pragma unroll
-    for (int v = 0; v < V; v++) val[v] = s0 + v < a.count;
-    if (s0 >= a.count) s0 = (a.count - 1) / V * V;
+        for (int v = 0; v < V; v++) {
+            const int64_t li = g0 + lane / TL + v * (32 / TL);
+            val[v] = li < cnt;
+            const int64_t sy = bsi_lu_sys<LIST>(a, val[v] ? li : cnt - 1);
+            if (v == 0) s0 = sy;
+            dv[v] = (int)(sy - s0);
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; v++) val[v] = s0 + v < a.count;
+        if (s0 >= a.count) s0 = (a.count - 1) / V * V;
+    }
+    auto sv = [&](int v) -> int64_t {
+        if constexpr (LIST) return dv[v];
+        else return v;
+    };
+    /* one entry of each of this thread's systems, system s0's at p */
+    auto ldv = [&](R(&d)[V], const R *p) {
+        if constexpr (LIST) {
+#pragma unroll
+            for (int v = 0; v < V; v++) d[v] = p[v == 0 ? 0 : dv[v]];
+        } else {
+            VO::ld(d, p);
+        }
+    };
     R *bs = reinterpret_cast<R *>(bsr_sm) + (size_t)wg * n * SPG + j0; /* entry (i, v) at bs[i * SPG + v] */
     int *const fl0 = reinterpret_cast<int *>(reinterpret_cast<R *>(bsr_sm) + (size_t)S::GPB * n * SPG);
     int *fl = fl0 + wg * SPG + j0;
@@ -145,7 +179,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
     int finfo[V], badb[V], firstbad[V];
 #pragma unroll
     for (int v = 0; v < V; v++) {
-        finfo[v] = val[v] ? a.finfo[s0 + v] : 0;
+        finfo[v] = val[v] ? a.finfo[s0 + sv(v)] : 0;
         badb[v] = 0;
         firstbad[v] = -1;
     }
@@ -168,7 +202,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
             if (r0 + q * T < end)
 #pragma unroll
                 for (int u = q; u < q + 4; u++) {
-                    if (r0 + rank + u * T < end) VO::ld(f[u], c);
+                    if (r0 + rank + u * T < end) ldv(f[u], c);
                     c += ts;
                 }
     };
@@ -228,7 +262,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
             for (int v = 0; v < V; v++) p[v] = piv != BSOLVE_PIVOT_NONE ? pn[v] : k;
             if (piv != BSOLVE_PIVOT_NONE && k + 1 < n - 1)
 #pragma unroll
-                for (int v = 0; v < V; v++) pn[v] = val[v] ? rp[(int64_t)(k + 1) * fs + v] : k + 1;
+                for (int v = 0; v < V; v++) pn[v] = val[v] ? rp[(int64_t)(k + 1) * fs + sv(v)] : k + 1;
         } else
 #pragma unroll
             for (int v = 0; v < V; v++) p[v] = piv != BSOLVE_PIVOT_NONE ? BSR_P(k, v) : k;
@@ -252,7 +286,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
         R d[V];
 #pragma unroll
         for (int v = 0; v < V; v++) d[v] = dn[v];
-        if (i > 0) VO::ld(dn, F + (int64_t)(i - 1) * (cs + fs));
+        if (i > 0) ldv(dn, F + (int64_t)(i - 1) * (cs + fs));
 #pragma unroll
         for (int v = 0; v < V; v++) {
             bool tiny;
@@ -308,7 +342,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
 #pragma unroll
                 for (int u = q; u < q + 4; u++)
                     if (lj < nruns) {
-                        VO::ld(f[u], lp);
+                        ldv(f[u], lp);
                         lp += lts;
                         if ((loff += T) >= lln) lnext(); /* within a run, the next entry is T rows on */
                     }
@@ -390,8 +424,8 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
             issue_next(fa);
             if (D == 2) issue_next(fb);
 #pragma unroll
-            for (int v = 0; v < V; v++) pn[v] = piv != BSOLVE_PIVOT_NONE && val[v] ? rp[v] : 0;
-            VO::ld(dn, F + (int64_t)(n - 1) * (cs + fs));
+            for (int v = 0; v < V; v++) pn[v] = piv != BSOLVE_PIVOT_NONE && val[v] ? rp[sv(v)] : 0;
+            ldv(dn, F + (int64_t)(n - 1) * (cs + fs));
         } else {
             lj = 0;
             loff = rank;
@@ -414,7 +448,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
 #pragma unroll
                     for (int u = 0; u < 8; u++)
 #pragma unroll
-                        for (int v = 0; v < V; v++) p[u][v] = i + u * T < n - 1 && val[v] ? rp[(int64_t)(i + u * T) * fs + v] : i + u * T;
+                        for (int v = 0; v < V; v++) p[u][v] = i + u * T < n - 1 && val[v] ? rp[(int64_t)(i + u * T) * fs + sv(v)] : i + u * T;
 #pragma unroll
                     for (int u = 0; u < 8; u++)
                         if (i + u * T < n - 1)
@@ -432,7 +466,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
 #pragma unroll
                 for (int v = 0; v < V; v++) {
                     const int i = i0 + rank + u * T;
-                    y[u][v] = i < n && val[v] ? B[v * ks + i * is] : R(0);
+                    y[u][v] = i < n && val[v] ? B[sv(v) * ks + i * is] : R(0);
                 }
 #pragma unroll
             for (int u = 0; u < 8; u++) {
@@ -505,7 +539,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
 #pragma unroll
                     for (int u = 0; u < 16; u++)
 #pragma unroll
-                        for (int v = 0; v < V; v++) q[u][v] = k0 - u >= 0 && val[v] ? cp[(int64_t)(k0 - u) * fs + v] : k0 - u;
+                        for (int v = 0; v < V; v++) q[u][v] = k0 - u >= 0 && val[v] ? cp[(int64_t)(k0 - u) * fs + sv(v)] : k0 - u;
 #pragma unroll
                     for (int u = 0; u < 16; u++)
                         if (k0 - u >= 0)
@@ -521,7 +555,7 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
         for (int i = rank; i < n; i += T)
 #pragma unroll
             for (int v = 0; v < V; v++)
-                if (val[v]) B[v * ks + i * is] = finfo[v] != 0 || badb[v] ? L::nan() : BSR_B(i, v);
+                if (val[v]) B[sv(v) * ks + i * is] = finfo[v] != 0 || badb[v] ? L::nan() : BSR_B(i, v);
     }
     /* a non-finite B found after good columns were stored: NaN them too */
 #pragma unroll
@@ -529,27 +563,35 @@ __global__ void __launch_bounds__(bsr_shape<R, TL, TW, V, D, W>::NT, bsr_shape<R
         if (!val[v]) continue;
         if (finfo[v] == 0 && firstbad[v] > 0)
             for (int c = 0; c < firstbad[v]; c++)
-                for (int i = rank; i < n; i += T) a.B[(s0 + v) * ks + i * is + c * js] = L::nan();
-        if (a.info && rank == 0) a.info[s0 + v] = badb[v] ? BSOLVE_INFO_NONFINITE : finfo[v];
+                for (int i = rank; i < n; i += T) a.B[(s0 + sv(v)) * ks + i * is + c * js] = L::nan();
+        if (a.info && rank == 0) a.info[s0 + sv(v)] = badb[v] ? BSOLVE_INFO_NONFINITE : finfo[v];
     }
 #undef BSR_B
 #undef BSR_P
 }
 
 /* Launch of one shape; cudaErrorInvalidConfiguration where this device
- * cannot run it (shared memory) or the factors are not aligned for its
- * vector loads: the caller then takes the table without this kernel. */
-template <typename R, int TL, int TW, int V, int D, int W> cudaError_t bsr_launch_s(const bsi_lu_args<R> &a, cudaStream_t st)
+ * cannot run it (shared memory) or, without a list, the factors are not
+ * aligned for its vector loads: the caller then takes the table without
+ * this kernel. */
+template <typename R, int TL, int TW, int V, int D, int W, bool LIST>
+cudaError_t bsr_launch_l(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     using S = bsr_shape<R, TL, TW, V, D, W>;
     const int64_t per_block = (int64_t)S::GPB * S::SPG;
     const int64_t blocks = (a.count + per_block - 1) / per_block;
     if (blocks > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    if (V > 1 && ((uintptr_t)a.F % (V * sizeof(R)) != 0 || a.fld % V != 0)) return cudaErrorInvalidConfiguration;
+    if (!LIST && V > 1 && ((uintptr_t)a.F % (V * sizeof(R)) != 0 || a.fld % V != 0))
+        return cudaErrorInvalidConfiguration;
     const size_t smem = bsr_smem<R, TL, TW, V, D, W>(a.n);
-    if (!bsi_smem_optin(bsr_k<R, TL, TW, V, D, W>, smem)) return cudaErrorInvalidConfiguration;
-    bsr_k<R, TL, TW, V, D, W><<<(unsigned)blocks, S::NT, smem, st>>>(a);
+    if (!bsi_smem_optin(bsr_k<R, TL, TW, V, D, W, LIST>, smem)) return cudaErrorInvalidConfiguration;
+    bsr_k<R, TL, TW, V, D, W, LIST><<<(unsigned)blocks, S::NT, smem, st>>>(a);
     return cudaGetLastError();
+}
+
+template <typename R, int TL, int TW, int V, int D, int W> cudaError_t bsr_launch_s(const bsi_lu_args<R> &a, cudaStream_t st)
+{
+    return a.nsel ? bsr_launch_l<R, TL, TW, V, D, W, true>(a, st) : bsr_launch_l<R, TL, TW, V, D, W, false>(a, st);
 }
 
 /* Launch of shape code `shape` (lu_dispatch.cuh's BSI_LU_RSTEAM_SHAPES). */

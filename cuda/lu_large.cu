@@ -312,9 +312,9 @@ template <typename R> cudaError_t bsi_launch_large(int op, const bsi_lu_args<R> 
     constexpr int NT = BSI_LU_BLOCK_THREADS; /* lu_dispatch.cuh */
     if (op == BSI_OP_GESV) return bsi_launch_large_t<R, BSI_OP_GESV, NT, false>(a, st);
     if (op == BSI_OP_GETRF)
-        return a.sel ? bsi_launch_large_t<R, BSI_OP_GETRF, NT, true>(a, st)
+        return a.nsel ? bsi_launch_large_t<R, BSI_OP_GETRF, NT, true>(a, st)
                      : bsi_launch_large_t<R, BSI_OP_GETRF, NT, false>(a, st);
-    return a.sel ? bsi_launch_large_t<R, BSI_OP_GETRS, NT, true>(a, st)
+    return a.nsel ? bsi_launch_large_t<R, BSI_OP_GETRS, NT, true>(a, st)
                  : bsi_launch_large_t<R, BSI_OP_GETRS, NT, false>(a, st);
 }
 

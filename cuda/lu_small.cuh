@@ -537,11 +537,11 @@ cudaError_t bsi_launch_small_nt(int op, const bsi_lu_args<R> &a, cudaStream_t st
     switch (op) {
     case BSI_OP_GESV: bsi_k_small<R, N, T, BSI_OP_GESV, false><<<g, b, smem, st>>>(a); break;
     case BSI_OP_GETRF:
-        if (a.sel) bsi_k_small<R, N, T, BSI_OP_GETRF, true><<<g, b, smem, st>>>(a);
+        if (a.nsel) bsi_k_small<R, N, T, BSI_OP_GETRF, true><<<g, b, smem, st>>>(a);
         else bsi_k_small<R, N, T, BSI_OP_GETRF, false><<<g, b, smem, st>>>(a);
         break;
     default:
-        if (a.sel) bsi_k_small<R, N, T, BSI_OP_GETRS, true><<<g, b, smem, st>>>(a);
+        if (a.nsel) bsi_k_small<R, N, T, BSI_OP_GETRS, true><<<g, b, smem, st>>>(a);
         else bsi_k_small<R, N, T, BSI_OP_GETRS, false><<<g, b, smem, st>>>(a);
         break;
     }

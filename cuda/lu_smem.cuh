@@ -397,7 +397,7 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
          * the table takes it; no list form (a masked call takes the table
          * without this kernel) */
         if constexpr (T == 1 && bsi_lu_smem_full((int)sizeof(R), N)) {
-            if (a.sel) return cudaErrorInvalidConfiguration;
+            if (a.nsel) return cudaErrorInvalidConfiguration;
             if (op == BSI_OP_GESV) {
                 constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
                 if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false, true>, smem)) return cudaErrorInvalidConfiguration;
@@ -415,7 +415,7 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
         constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
         if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false>, smem)) return cudaErrorInvalidConfiguration;
         bsm_k<R, N, T, BSI_OP_GESV, false><<<(unsigned)blocks, 32, smem, st>>>(a);
-    } else if (!a.sel) {
+    } else if (!a.nsel) {
         constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GETRF>::bytes;
         if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GETRF, false>, smem)) return cudaErrorInvalidConfiguration;
         bsm_k<R, N, T, BSI_OP_GETRF, false><<<(unsigned)blocks, 32, smem, st>>>(a);

@@ -330,7 +330,7 @@ cudaError_t bst_launch_l(const bsi_lu_args<R> &a, cudaStream_t st)
 template <typename R, int N, int OP, int PIV> cudaError_t bst_launch_t(const bsi_lu_args<R> &a, cudaStream_t st)
 {
     if constexpr (OP != BSI_OP_GESV)
-        if (a.sel) return bst_launch_l<R, N, OP, PIV, true>(a, st);
+        if (a.nsel) return bst_launch_l<R, N, OP, PIV, true>(a, st);
     return bst_launch_l<R, N, OP, PIV, false>(a, st);
 }
 

@@ -304,7 +304,11 @@ BSOLVE_API bsolve_status bsolve_sgetrs(bsolve_ctx *ctx, const bsolve_lu *lu, int
  * and a NaN solution.  Cost: about that of the calls on the flagged systems
  * alone, plus a pass over the mask (on the CPU backend a solve takes the
  * factors in tiles of 2..16 systems, so that it costs what solving every
- * tile holding a flagged system costs). */
+ * tile holding a flagged system costs).  On the CUDA backend a masked
+ * getrf of an interleaved A with n > 32 copies the flagged systems into a
+ * compact device workspace and factors them there: with device arrays the
+ * context's (at most 512 MiB, kept for later calls; BSOLVE_ENOMEM when it
+ * cannot be allocated). */
 BSOLVE_API bsolve_status bsolve_dgetrf_masked(bsolve_ctx *ctx, const double *A, bsolve_layout la, bsolve_lu *lu,
                                               const uint8_t *mask, int32_t *info);
 BSOLVE_API bsolve_status bsolve_sgetrf_masked(bsolve_ctx *ctx, const float *A, bsolve_layout la, bsolve_lu *lu,

@@ -270,8 +270,8 @@ template <typename R> static void bench(int n)
     /* labels: the kernels of gesv and getrf (PARTIAL) */
     const auto label = [&](const char *who, const int *force) {
         char g[64], f[64];
-        bsi_lu_name(bsi_lu_dispatch((int)es, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, force), g, sizeof g);
-        bsi_lu_name(bsi_lu_dispatch((int)es, BSI_OP_GETRF, n, 1, BSOLVE_PIVOT_PARTIAL, force), f, sizeof f);
+        bsi_lu_name(bsi_lu_dispatch((int)es, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_BATCH, force), g, sizeof g);
+        bsi_lu_name(bsi_lu_dispatch((int)es, BSI_OP_GETRF, n, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_BATCH, force), f, sizeof f);
         printf("%s n=%2d %s: gesv %s, getrf %s\n", pn, n, who, g, f);
     };
     label("table", nullptr);

@@ -45,6 +45,8 @@ enum bsi_force_knob {
     BSI_FORCE_LU_RSTEAM,   /* team getrs (lu_getrs_team.cuh): 1 never; 2 every getrs, the table's shape for its order; a shape code of
                             * lu_dispatch.cuh's BSI_LU_RSTEAM_SHAPES (e.g. 811, 1811, 10181) every getrs with that shape (others: as 2);
                             * forced on, it wins over a forced SOLVE */
+    BSI_FORCE_LU_GATHER,   /* masked getrf gathering its systems (lu_dispatch.cuh's GATHER): 1 never; 2 every masked getrf of an
+                            * interleaved A, whatever its kernel; v >= 3 the same, at most v systems per gathered segment */
     /* -- CUDA QR -- */
     BSI_FORCE_QR_REG,      /* register kernel: 1 never */
     BSI_FORCE_QR_HH,       /* Householder kernel: 1 never; 2 every FP64 gels nrhs = 1 it can take (m = 65..79 too) */

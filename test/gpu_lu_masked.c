@@ -13,17 +13,27 @@
  *     results and the same untouched entries;
  *   - the CPU backend's masked calls: the same info, solutions within
  *     rounding (or both with backward-error ratio < 30);
+ *   - the exported factors and pivots: a flagged system's bit for bit the
+ *     unmasked getrf's (device and host arrays), to rounding the CPU
+ *     backend's (or factors of A all the same: tl_lu_agree); an unflagged
+ *     system's, in an object that an unmasked getrf of other matrices
+ *     factored before, bit for bit what they were;
  *   - a second masked getrf (another mask, other matrices), then an
  *     unmasked getrs: each system solved with the factors of the last call
  *     that flagged it, bit for bit, and BSOLVE_INFO_NONFINITE with NaN for
  *     the systems that no call factored;
  *   - a mask in host memory with device arrays is refused (EINVAL).
- * Orders over the table's kernels (1..128, every layout of A and B in
- * turn, NONE, PARTIAL, FULL), then each configuration of kernels that
- * test/gpu_lu.c forces (bsi_test_force), so that every kernel meets
- * gathered systems.  BSOLVE_TEST_CONFIG=0 runs the table's kernels only,
- * =1..7 one forced configuration only; BSOLVE_TEST_SANITIZE=1 a few orders
- * of the table's in FP64 (compute-sanitizer).
+ * A flagged singular and a flagged NaN system are in every mask that is
+ * neither empty nor full.  Orders over the table's kernels (1..128, every
+ * layout of A and B in turn, NONE, PARTIAL, FULL), then each configuration
+ * of kernels that test/gpu_lu.c forces (bsi_test_force), so that every
+ * kernel meets listed systems, then the gathered masked getrf
+ * (lu_dispatch.cuh's GATHER) on interleaved A: the table's, in segments of
+ * 7 systems (the last ones empty), on every kernel (forced), and never.
+ * BSOLVE_TEST_CONFIG=0 runs the table's kernels only, =1..11 one forced
+ * configuration only; BSOLVE_TEST_SANITIZE=1 a few orders of the table's in
+ * FP64, and the gathered getrf in segments of 7 at n = 40 and 54
+ * (compute-sanitizer).
  * Prints "SKIP: no CUDA device" and exits 0 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -37,6 +47,7 @@
 #include "gpu_check.h"
 #include "gpu_dense.h"
 #include "internal.h" /* bsi_test_force */
+#include "testlib.h"  /* tl_lu_agree */
 
 #ifndef HAVE_CUDART
 int main(void) { return gpu_check_skip_main(); }
@@ -150,6 +161,71 @@ static long check_info(const int32_t *got, const int32_t *want, const uint8_t *m
 
 static const char *pvname[] = {"NONE", "PARTIAL", "FULL"};
 
+/* A factorization object's export: factors column-major (n x n, packed),
+ * 1-based ipiv, jpiv. */
+typedef struct {
+    void *L;
+    int32_t *ip, *jp;
+} lu_x;
+
+static void export_lu(bsolve_ctx *c, const bsolve_lu *lu, int dbl, int n, int64_t batch, lu_x *x, const char *desc)
+{
+    const size_t es = dbl ? 8 : 4;
+    x->L = malloc((size_t)batch * n * n * es + 1);
+    x->ip = malloc((size_t)batch * n * 4 + 1);
+    x->jp = malloc((size_t)batch * n * 4 + 1);
+    const bsolve_status st = bsolve_lu_export(c, lu, x->L, bsolve_layout_col_major(n, (int64_t)n * n), x->ip, x->jp);
+    CHECK(st == 0, "%s: lu_export: status %d (%s)", desc, st, bsolve_ctx_message(c));
+}
+static void free_x(lu_x *x)
+{
+    free(x->L);
+    free(x->ip);
+    free(x->jp);
+}
+
+/* System k's factors and pivots in x and y, bit for bit. */
+static int same_x(const lu_x *x, const lu_x *y, int dbl, int n, int64_t k)
+{
+    const size_t es = dbl ? 8 : 4, nn = (size_t)n * n;
+    return !memcmp((const char *)x->L + k * nn * es, (const char *)y->L + k * nn * es, nn * es) &&
+           !memcmp(x->ip + k * n, y->ip + k * n, (size_t)n * 4) && !memcmp(x->jp + k * n, y->jp + k * n, (size_t)n * 4);
+}
+
+/* The exports after round 1 (the masked getrf of A with m1): lm's (device
+ * arrays) and lh's (host arrays) flagged systems bit for bit ref's (the
+ * unmasked getrf of A), to rounding the CPU backend's lc (systems with info
+ * 0); lp's (factored from A2 unmasked, then masked from A, device arrays)
+ * flagged systems ref's, its others pre's (lp's export before the masked
+ * call).  Returns the systems off. */
+static long check_exports(const lu_x *lm, const lu_x *lh, const lu_x *ref, const lu_x *lc, const lu_x *lp,
+                          const lu_x *pre, const int32_t *info, const uint8_t *m, const void *A, bsolve_layout la,
+                          int dbl, int n, int64_t batch)
+{
+    const size_t nn = (size_t)n * n;
+    double *a = malloc(nn * sizeof *a), *x = malloc(nn * sizeof *x), *y = malloc(nn * sizeof *y);
+    long off = 0;
+    for (int64_t k = 0; k < batch; k++) {
+        if (!m[k]) {
+            off += !same_x(lp, pre, dbl, n, k);
+            continue;
+        }
+        off += !same_x(lm, ref, dbl, n, k) || !same_x(lh, ref, dbl, n, k) || !same_x(lp, ref, dbl, n, k);
+        if (info[k] != 0) continue;
+        for (size_t t = 0; t < nn; t++) {
+            a[t] = get(A, dbl, idx(la, n, (int64_t)(t % n), (int64_t)(t / n), k));
+            x[t] = get(lm->L, dbl, (int64_t)(k * nn + t));
+            y[t] = get(lc->L, dbl, (int64_t)(k * nn + t));
+        }
+        off += !tl_lu_agree(n, a, x, lm->ip + k * n, lm->jp + k * n, y, lc->ip + k * n, lc->jp + k * n,
+                            dbl ? 1e-9 : 1e-3, dbl ? 2.220446049250313e-16 : 1.1920929e-07);
+    }
+    free(a);
+    free(x);
+    free(y);
+    return off;
+}
+
 static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl, bsolve_pivot pv, int n, int nrhs,
                      int64_t batch, bsolve_layout_kind ka, bsolve_layout_kind kb, int pad, double q1, double q2)
 {
@@ -171,6 +247,7 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     fill_B(B, sb, dbl, n, nrhs, batch, lb);
     fill_B(B2, sb, dbl, n, nrhs, batch, lb);
     uint8_t *m1 = make_mask(batch, q1), *m2 = make_mask(batch, q2);
+    if (q1 > 0 && batch > 5) m1[3] = m1[5] = 7; /* fill_A's singular and NaN systems */
 
     void *dA = dup_dev(A, sa * es), *dA2 = dup_dev(A2, sa * es), *dB = dup_dev(B, sbb);
     uint8_t *dm1 = dup_dev(m1, batch), *dm2 = dup_dev(m2, batch);
@@ -178,12 +255,13 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     CU(cudaMalloc((void **)&dI, ib));
     CU(cudaDeviceSynchronize()); /* us does not wait for the legacy stream's copies */
     bsolve_ctx_set_stream(gpu, us);
-    bsolve_lu *la_ = NULL, *lb_ = NULL, *lm = NULL, *lh = NULL, *lc = NULL;
+    bsolve_lu *la_ = NULL, *lb_ = NULL, *lm = NULL, *lh = NULL, *lc = NULL, *lp = NULL;
     CHECK(bsolve_lu_create(gpu, pr, pv, n, batch, &la_) == 0 && bsolve_lu_create(gpu, pr, pv, n, batch, &lb_) == 0 &&
               bsolve_lu_create(gpu, pr, pv, n, batch, &lm) == 0 && bsolve_lu_create(gpu, pr, pv, n, batch, &lh) == 0 &&
-              bsolve_lu_create(cpu, pr, pv, n, batch, &lc) == 0,
+              bsolve_lu_create(cpu, pr, pv, n, batch, &lc) == 0 && bsolve_lu_create(gpu, pr, pv, n, batch, &lp) == 0,
           "%s: lu_create", desc);
-    if (!la_ || !lb_ || !lm || !lh || !lc) goto done;
+    lu_x xm = {0}, xh = {0}, xr = {0}, xc = {0}, xp = {0}, xpre = {0};
+    if (!la_ || !lb_ || !lm || !lh || !lc || !lp) goto done;
 
     /* references: the unmasked calls on device arrays */
 #define DEV_CALL(call, what)                                                                                       \
@@ -269,6 +347,21 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
     }
     CHECK(off == 0, "%s: %ld CPU masked results off the GPU's", desc, off);
 
+    /* the factors: lp factored from A2 first, then masked from A */
+    if (batch > 0) {
+        DEV_CALL(getrf(gpu, dbl, dA2, la, lp, NULL, dI), "getrf of the second batch into lp");
+        export_lu(gpu, lp, dbl, n, batch, &xpre, desc);
+        DEV_CALL(getrf(gpu, dbl, dA, la, lp, dm1, dI), "getrf_masked over lp");
+        export_lu(gpu, lp, dbl, n, batch, &xp, desc);
+        export_lu(gpu, lm, dbl, n, batch, &xm, desc);
+        export_lu(gpu, lh, dbl, n, batch, &xh, desc);
+        export_lu(gpu, la_, dbl, n, batch, &xr, desc);
+        export_lu(cpu, lc, dbl, n, batch, &xc, desc);
+        const long xoff = check_exports(&xm, &xh, &xr, &xc, &xp, &xpre, ia, m1, A, la, dbl, n, batch);
+        CHECK(xoff == 0, "%s: %ld systems' exported factors or pivots off (flagged: the unmasked getrf's bit for bit "
+              "and the CPU backend's to rounding; unflagged: the earlier factors')", desc, xoff);
+    }
+
     /* a second masked getrf on lm, then an unmasked getrs: each system with
      * its last factors, none where no call factored it */
     CU(cudaMemset(dI, 0x5a, ib));
@@ -313,6 +406,13 @@ static void run_case(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, int dbl,
         CHECK(s == BSOLVE_EINVAL, "%s: getrf_masked with device arrays and a host mask: status %d", desc, s);
     }
 done:
+    free_x(&xm);
+    free_x(&xh);
+    free_x(&xr);
+    free_x(&xc);
+    free_x(&xp);
+    free_x(&xpre);
+    bsolve_lu_destroy(lp);
     bsolve_lu_destroy(la_);
     bsolve_lu_destroy(lb_);
     bsolve_lu_destroy(lm);
@@ -324,11 +424,11 @@ done:
     free(ia); free(ib2); free(isa); free(im); free(ih); free(ic); free(iy); free(iya); free(iyb); free(m1); free(m2);
 }
 
-static const double dens[][2] = {{0.3, 0.6}, {1, 0.05}, {0, 0.5}, {0.95, 1}, {0.05, 0}, {0.6, 0.3}};
+static const double dens[][2] = {{0.3, 0.6}, {1, 0.05}, {0, 0.5}, {0.95, 1}, {0.05, 0}, {0.6, 0.25}};
 
-/* Both precisions, every pivoting, the orders ns[0..nn-1]; layouts and
- * densities in turn. */
-static void run_sizes(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, const int *ns, int nn)
+/* Both precisions, every pivoting, the orders ns[0..nn-1]; layouts (A's
+ * interleaved where il) and densities in turn. */
+static void run_sizes(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, const int *ns, int nn, int il)
 {
     int v = 0;
     for (int dbl = 1; dbl >= (sanitize ? 1 : 0); dbl--)
@@ -336,8 +436,9 @@ static void run_sizes(bsolve_ctx *cpu, bsolve_ctx *gpu, cudaStream_t us, const i
             const int n = ns[t];
             const int64_t batch = sanitize ? 37 : n <= 16 ? 301 : n <= 40 ? 97 : 37;
             for (int pv = 0; pv < 3; pv++, v++)
-                run_case(cpu, gpu, us, dbl, (bsolve_pivot)pv, n, v % 5 == 2 ? 3 : 1, batch, (bsolve_layout_kind)(v % 3),
-                         (bsolve_layout_kind)((v / 3 + pv) % 3), v % 2, dens[v % 6][0], dens[v % 6][1]);
+                run_case(cpu, gpu, us, dbl, (bsolve_pivot)pv, n, v % 5 == 2 ? 3 : 1, batch,
+                         il ? BSOLVE_INTERLEAVED : (bsolve_layout_kind)(v % 3), (bsolve_layout_kind)((v / 3 + pv) % 3),
+                         v % 2, dens[v % 6][0], dens[v % 6][1]);
         }
 }
 
@@ -347,8 +448,8 @@ int main(void)
     sanitize = q && *q && strcmp(q, "0");
     q = getenv("BSOLVE_TEST_CONFIG");
     const int only = q && *q && strcmp(q, "all") ? atoi(q) : -1;
-    if (only > 7 || only < -1) {
-        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or 1..7\n", q);
+    if (only > 11 || only < -1) {
+        fprintf(stderr, "BSOLVE_TEST_CONFIG=%s: expected all, 0 or 1..11\n", q);
         return 1;
     }
     bsolve_ctx *gpu = NULL, *cpu = NULL;
@@ -370,8 +471,8 @@ int main(void)
     if (only <= 0) {
         printf("== gpu_lu_masked: the dispatch table's kernels\n");
         fflush(stdout);
-        if (sanitize) run_sizes(cpu, gpu, us, ns_san, (int)(sizeof ns_san / sizeof *ns_san));
-        else run_sizes(cpu, gpu, us, ns_table, (int)(sizeof ns_table / sizeof *ns_table));
+        if (sanitize) run_sizes(cpu, gpu, us, ns_san, (int)(sizeof ns_san / sizeof *ns_san), 0);
+        else run_sizes(cpu, gpu, us, ns_table, (int)(sizeof ns_table / sizeof *ns_table), 0);
     }
     /* test/gpu_lu.c's forced configurations, on the orders where they
      * change the kernel */
@@ -379,28 +480,42 @@ int main(void)
     static const int ns_solve[] = {1, 2, 5, 8, 9, 16, 33, 64, 100, 128};
     static const int ns_smem[] = {9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
     static const int ns_tile[] = {33, 40, 41, 48, 49, 56, 57, 64, 65, 80, 100, 128};
+    /* the gathered getrf: TILE, PANEL, WARP FULL (33..48), BLOCK FULL */
+    static const int ns_gather[] = {33, 40, 48, 54, 64, 100, 128};
+    static const int ns_gather_all[] = {2, 8, 9, 12, 16, 20, 32, 40, 54};
+    static const int ns_gather_san[] = {40, 54};
     static const struct {
         const char *what;
         int knob, value;
         const int *ns;
-        int nn;
+        int nn, il;
     } configs[] = {
-        {"without the row-per-lane kernel", BSI_FORCE_LU_WARP, 1, ns_forced, (int)(sizeof ns_forced / sizeof *ns_forced)},
+        {"without the row-per-lane kernel", BSI_FORCE_LU_WARP, 1, ns_forced, (int)(sizeof ns_forced / sizeof *ns_forced), 0},
         {"the row-per-lane kernel wherever it has a bucket", BSI_FORCE_LU_WARP, 2, ns_forced,
-         (int)(sizeof ns_forced / sizeof *ns_forced)},
-        {"the register-tile kernel wherever it runs", BSI_FORCE_LU_TILE, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
-        {"the blocked panel kernel wherever it runs", BSI_FORCE_LU_PANEL, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile)},
-        {"the thread-per-system getrs on every getrs", BSI_FORCE_LU_SOLVE, 2, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve)},
-        {"the shared-memory kernel on every order it has", BSI_FORCE_LU_SMEM, 2, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem)},
-        {"without the shared-memory kernel", BSI_FORCE_LU_SMEM, 1, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem)}};
+         (int)(sizeof ns_forced / sizeof *ns_forced), 0},
+        {"the register-tile kernel wherever it runs", BSI_FORCE_LU_TILE, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile), 0},
+        {"the blocked panel kernel wherever it runs", BSI_FORCE_LU_PANEL, 2, ns_tile, (int)(sizeof ns_tile / sizeof *ns_tile), 0},
+        {"the thread-per-system getrs on every getrs", BSI_FORCE_LU_SOLVE, 2, ns_solve, (int)(sizeof ns_solve / sizeof *ns_solve), 0},
+        {"the shared-memory kernel on every order it has", BSI_FORCE_LU_SMEM, 2, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem), 0},
+        {"without the shared-memory kernel", BSI_FORCE_LU_SMEM, 1, ns_smem, (int)(sizeof ns_smem / sizeof *ns_smem), 0},
+        {"interleaved A, the table's gathering", BSI_FORCE_LU_GATHER, 0, ns_gather,
+         (int)(sizeof ns_gather / sizeof *ns_gather), 1},
+        {"interleaved A gathered in segments of 7 systems", BSI_FORCE_LU_GATHER, 7, ns_gather,
+         (int)(sizeof ns_gather / sizeof *ns_gather), 1},
+        {"interleaved A gathered whatever the kernel, in segments of 5", BSI_FORCE_LU_GATHER, 5, ns_gather_all,
+         (int)(sizeof ns_gather_all / sizeof *ns_gather_all), 1},
+        {"interleaved A, never gathered", BSI_FORCE_LU_GATHER, 1, ns_gather, (int)(sizeof ns_gather / sizeof *ns_gather),
+         1}};
     for (int c = 0; c < (int)(sizeof configs / sizeof *configs); c++) {
-        if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize)) continue;
+        const int gsan = sanitize && configs[c].knob == BSI_FORCE_LU_GATHER && configs[c].value == 7;
+        if (only == 0 || (only > 0 && only != c + 1) || (only < 0 && sanitize && !gsan)) continue;
         g_cfg = configs[c].what;
         rs = 0x9e3779b97f4a7c15ULL;
         CHECK(bsi_test_force(gpu, configs[c].knob, configs[c].value) == 0, "bsi_test_force");
         printf("== gpu_lu_masked, configuration %d: %s\n", c + 1, configs[c].what);
         fflush(stdout);
-        run_sizes(cpu, gpu, us, configs[c].ns, configs[c].nn);
+        if (gsan) run_sizes(cpu, gpu, us, ns_gather_san, (int)(sizeof ns_gather_san / sizeof *ns_gather_san), 1);
+        else run_sizes(cpu, gpu, us, configs[c].ns, configs[c].nn, configs[c].il);
         bsi_test_force(gpu, configs[c].knob, 0);
     }
     CU(cudaStreamDestroy(us));

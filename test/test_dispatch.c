@@ -10,7 +10,9 @@
  * the forced configurations that test/gpu_lu.c and test/gpu_qr.c run; each
  * forced configuration must do what it says; and a few pinned shapes on each
  * side of each crossover must keep their kernels (the measured choices:
- * change them here when the table changes).
+ * change them here when the table changes).  The kernel does not depend on
+ * how the systems are given (whole batch, list, list of an interleaved
+ * batch); a masked getrf gathers its systems exactly where the table says.
  * BSOLVE_TEST_DUMP=1 prints both tables as ranges of n (LU) or m (QR).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -93,35 +95,64 @@ static void lu_valid(struct bsi_lu_choice c, int es, int op, int n, int nrhs, in
         break;
     default: TL_EXPECT(0, "%s: family %d", what, c.family);
     }
+    TL_EXPECT(c.gather == 0 || c.gather == 1, "%s: gather %d", what, c.gather);
+    TL_EXPECT(!c.gather || op == BSI_OP_GETRF, "%s: %s gathered", what, lu_op[op]);
 }
 
-/* One force knob of a family swept over 0 (the table's choice), 1 (never)
- * and 2 (forced on), every call shape: each choice is valid, the family is
- * chosen exactly where takes(f, ...) says, and reached[bucket] marks the
- * buckets it ran with. */
-typedef int (*lu_takes_fn)(int f, int es, int op, int n, int nrhs, int pv);
-static void lu_knob_sweep(int knob, int family, const char *name, lu_takes_fn takes, int reached[129])
+static const char *const lu_list[] = {"batch", "list", "list of an interleaved batch"};
+
+/* Every call shape and way of giving the systems with one knob at each of
+ * the values fs[0 .. nf - 1]: the choice, checked valid, goes to visit with
+ * its description. */
+typedef void (*lu_visit_fn)(void *u, int f, int es, int op, int n, int nrhs, int pv, int list, struct bsi_lu_choice c,
+                            const char *what);
+static void lu_sweep(int knob, const int *fs, int nf, const char *name, lu_visit_fn visit, void *u)
 {
     int force[BSI_FORCE_COUNT + 1];
-    for (int f = 0; f <= 2; f++) {
+    for (int t = 0; t < nf; t++) {
+        const int f = fs[t];
         memset(force, 0, sizeof force);
         force[knob] = f;
         for (int es = 4; es <= 8; es += 4)
             for (int op = 0; op < 3; op++)
                 for (int n = 1; n <= BSOLVE_MAX_N; n++)
                     for (int nrhs = 1; nrhs <= 2; nrhs++)
-                        for (int pv = 0; pv < 3; pv++) {
-                            char what[96];
-                            snprintf(what, sizeof what, "%s %d es %d %s n %d nrhs %d pivot %d", name, f, es, lu_op[op],
-                                     n, nrhs, pv);
-                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
+                        for (int pvl = 0; pvl < 9; pvl++) {
+                            const int pv = pvl % 3, list = pvl / 3;
+                            char what[128];
+                            snprintf(what, sizeof what, "%s %d es %d %s n %d nrhs %d pivot %d, %s", name, f, es,
+                                     lu_op[op], n, nrhs, pv, lu_list[list]);
+                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, list, force);
                             lu_valid(c, es, op, n, nrhs, pv, what);
-                            const int t = takes(f, es, op, n, nrhs, pv);
-                            TL_EXPECT((c.family == family) == t, "%s: %s kernel %s", what, name,
-                                      t ? "not chosen" : "chosen");
-                            if (c.family == family) reached[c.bucket] = 1;
+                            visit(u, f, es, op, n, nrhs, pv, list, c, what);
                         }
     }
+}
+
+/* One force knob of a family swept over 0 (the table's choice), 1 (never)
+ * and 2 (forced on): the family is chosen exactly where takes(f, ...) says,
+ * and reached[bucket] marks the buckets it ran with. */
+typedef int (*lu_takes_fn)(int f, int es, int op, int n, int nrhs, int pv);
+struct lu_knob {
+    int family;
+    const char *name;
+    lu_takes_fn takes;
+    int *reached;
+};
+static void lu_knob_visit(void *u, int f, int es, int op, int n, int nrhs, int pv, int list, struct bsi_lu_choice c,
+                          const char *what)
+{
+    const struct lu_knob *k = u;
+    (void)list;
+    const int t = k->takes(f, es, op, n, nrhs, pv);
+    TL_EXPECT((c.family == k->family) == t, "%s: %s kernel %s", what, k->name, t ? "not chosen" : "chosen");
+    if (c.family == k->family) k->reached[c.bucket] = 1;
+}
+static void lu_knob_sweep(int knob, int family, const char *name, lu_takes_fn takes, int reached[129])
+{
+    static const int fs[] = {0, 1, 2};
+    struct lu_knob k = {family, name, takes, reached};
+    lu_sweep(knob, fs, 3, name, lu_knob_visit, &k);
 }
 
 /* The family of an FP64 gesv (nrhs = 1, PARTIAL) of order n with knobs k1
@@ -131,7 +162,7 @@ static int lu_both_forced(int k1, int k2, int n)
     int force[BSI_FORCE_COUNT + 1];
     memset(force, 0, sizeof force);
     force[k1] = force[k2] = 2;
-    return bsi_lu_dispatch(8, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, force).family;
+    return bsi_lu_dispatch(8, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_BATCH, force).family;
 }
 
 /* The calls TILE and PANEL can run: gesv nrhs = 1 and getrf, PARTIAL or
@@ -226,11 +257,12 @@ START_TEST(t_lu_rsteam)
         for (int es = 4; es <= 8; es += 4)
             for (int n = 1; n <= BSOLVE_MAX_N; n++)
                 for (int nrhs = 1; nrhs <= 3; nrhs++) {
-                    const struct bsi_lu_choice c = bsi_lu_dispatch(es, BSI_OP_GETRS, n, nrhs, BSOLVE_PIVOT_FULL, force);
+                    const struct bsi_lu_choice c =
+                        bsi_lu_dispatch(es, BSI_OP_GETRS, n, nrhs, BSOLVE_PIVOT_FULL, nrhs == 2 ? BSI_LU_LIST_IL : BSI_LU_BATCH, force);
                     TL_EXPECT(c.family == BSI_LU_RSTEAM && c.shape == shapes[i], "shape %d forced: es %d n %d nrhs %d got %d",
                               shapes[i], es, n, nrhs, c.shape);
                     lu_valid(c, es, BSI_OP_GETRS, n, nrhs, BSOLVE_PIVOT_FULL, "forced shape");
-                    const struct bsi_lu_choice g = bsi_lu_dispatch(es, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, force);
+                    const struct bsi_lu_choice g = bsi_lu_dispatch(es, BSI_OP_GESV, n, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_BATCH, force);
                     TL_EXPECT(g.family != BSI_LU_RSTEAM, "shape %d forced: gesv n %d on the team getrs", shapes[i], n);
                 }
     }
@@ -246,7 +278,7 @@ START_TEST(t_lu_rsteam)
     force[BSI_FORCE_LU_RSTEAM] = 999; /* not a compiled shape: the table's */
     for (int es = 4; es <= 8; es += 4)
         for (int n = 1; n <= BSOLVE_MAX_N; n++) {
-            const struct bsi_lu_choice c = bsi_lu_dispatch(es, BSI_OP_GETRS, n, 1, BSOLVE_PIVOT_PARTIAL, force);
+            const struct bsi_lu_choice c = bsi_lu_dispatch(es, BSI_OP_GETRS, n, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_BATCH, force);
             TL_EXPECT(c.family == BSI_LU_RSTEAM && c.shape == bsi_lu_rsteam_shape(es, n), "code 999: es %d n %d shape %d", es,
                       n, c.shape);
         }
@@ -286,6 +318,61 @@ START_TEST(t_lu_smem)
 }
 END_TEST
 
+/* A masked getrf gathers its systems: by the table's choice where they lie
+ * in an interleaved A and its kernel gives each system a block (TILE,
+ * PANEL, BLOCK, WARP above 32; lu_dispatch.cuh's GATHER); forced on (2, or
+ * a segment size), every masked getrf of an interleaved A; forced off,
+ * none; never another operation or way of giving the systems, and the
+ * kernel is the one chosen without the knob. */
+static void lu_gather_visit(void *u, int f, int es, int op, int n, int nrhs, int pv, int list, struct bsi_lu_choice c,
+                            const char *what)
+{
+    int *reached = u;
+    const struct bsi_lu_choice d = bsi_lu_dispatch(es, op, n, nrhs, pv, list, NULL);
+    TL_EXPECT(c.family == d.family && c.bucket == d.bucket && c.lanes == d.lanes, "%s: the knob changed the kernel",
+              what);
+    const int block = c.family == BSI_LU_TILE || c.family == BSI_LU_PANEL || c.family == BSI_LU_BLOCK ||
+                      (c.family == BSI_LU_WARP && c.bucket > 32);
+    const int want = op == BSI_OP_GETRF && list == BSI_LU_LIST_IL && (f >= 2 || (f == 0 && block));
+    TL_EXPECT(c.gather == want, "%s: %s", what, want ? "not gathered" : "gathered");
+    if (c.gather && f == 0) reached[c.family == BSI_LU_WARP ? 5 : c.family - BSI_LU_BLOCK] = 1;
+}
+START_TEST(t_lu_gather)
+{
+    static const int fs[] = {0, 1, 2, 7};
+    int reached[6] = {0};
+    lu_sweep(BSI_FORCE_LU_GATHER, fs, 4, "gather", lu_gather_visit, reached);
+    TL_EXPECT(reached[0] && reached[1] && reached[2] && reached[5],
+              "the table gathers for BLOCK %d, TILE %d, PANEL %d, WARP %d", reached[0], reached[1], reached[2],
+              reached[5]);
+    /* pinned: the ensemble's order, each side of n = 32, FULL beyond 48 */
+    static const struct { int es, n, pv, list, family, gather; } pin[] = {
+        {8, 54, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_PANEL, 1},
+        {8, 54, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST, BSI_LU_PANEL, 0},
+        {8, 54, BSOLVE_PIVOT_PARTIAL, BSI_LU_BATCH, BSI_LU_PANEL, 0},
+        {8, 33, BSOLVE_PIVOT_NONE, BSI_LU_LIST_IL, BSI_LU_TILE, 1},
+        {8, 32, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_WARP, 0},
+        {4, 32, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_WARP, 0},
+        {8, 12, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_SMEM, 0},
+        {8, 40, BSOLVE_PIVOT_FULL, BSI_LU_LIST_IL, BSI_LU_WARP, 1},
+        {8, 100, BSOLVE_PIVOT_FULL, BSI_LU_LIST_IL, BSI_LU_BLOCK, 1},
+        {4, 128, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, BSI_LU_PANEL, 1},
+    };
+    for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
+        const struct bsi_lu_choice c = bsi_lu_dispatch(pin[i].es, BSI_OP_GETRF, pin[i].n, 0, pin[i].pv, pin[i].list, NULL);
+        char got[64];
+        TL_EXPECT(c.family == pin[i].family && c.gather == pin[i].gather, "gather pin %zu (es %d n %d pivot %d, %s): %s",
+                  i, pin[i].es, pin[i].n, pin[i].pv, lu_list[pin[i].list], bsi_lu_name(c, got, sizeof got));
+    }
+    /* getrs is never gathered, and a masked getrs of one right-hand side
+     * takes the team getrs as the whole batch does */
+    const struct bsi_lu_choice r = bsi_lu_dispatch(8, BSI_OP_GETRS, 54, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_LIST_IL, NULL);
+    TL_EXPECT(r.family == BSI_LU_RSTEAM && r.shape == 1112 && !r.gather, "masked getrs n 54: family %d shape %d gather %d",
+              r.family, r.shape, r.gather);
+    TL_CLEAN("LU gather");
+}
+END_TEST
+
 START_TEST(t_lu_table)
 {
     int force[BSI_FORCE_COUNT + 1];
@@ -298,11 +385,16 @@ START_TEST(t_lu_table)
             for (int op = 0; op < 3; op++)
                 for (int n = 1; n <= BSOLVE_MAX_N; n++)
                     for (int nrhs = 1; nrhs <= 2; nrhs++)
-                        for (int pv = 0; pv < 3; pv++) {
-                            char what[96];
-                            snprintf(what, sizeof what, "force %d es %d %s n %d nrhs %d pivot %d", f, es, lu_op[op], n,
-                                     nrhs, pv);
-                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, force);
+                        for (int pvl = 0; pvl < 9; pvl++) {
+                            const int pv = pvl % 3, list = pvl / 3;
+                            char what[128];
+                            snprintf(what, sizeof what, "force %d es %d %s n %d nrhs %d pivot %d, %s", f, es, lu_op[op],
+                                     n, nrhs, pv, lu_list[list]);
+                            const struct bsi_lu_choice c = bsi_lu_dispatch(es, op, n, nrhs, pv, list, force);
+                            const struct bsi_lu_choice cb = bsi_lu_dispatch(es, op, n, nrhs, pv, BSI_LU_BATCH, force);
+                            TL_EXPECT(c.family == cb.family && c.bucket == cb.bucket && c.lanes == cb.lanes &&
+                                          c.shape == cb.shape,
+                                      "%s: another kernel than the whole batch's", what);
                             lu_valid(c, es, op, n, nrhs, pv, what);
                             if (c.family >= 1 && c.family <= 3) reached[c.family - 1][es == 8][c.bucket] = 1;
                             const int wtakes = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 &&
@@ -311,8 +403,9 @@ START_TEST(t_lu_table)
                             if (f == 2) TL_EXPECT((c.family == BSI_LU_WARP) == wtakes, "%s: warp kernel forced on", what);
                             /* no context and a context of zeros choose alike */
                             if (f == 0) {
-                                const struct bsi_lu_choice d = bsi_lu_dispatch(es, op, n, nrhs, pv, NULL);
-                                TL_EXPECT(d.family == c.family && d.bucket == c.bucket && d.lanes == c.lanes,
+                                const struct bsi_lu_choice d = bsi_lu_dispatch(es, op, n, nrhs, pv, list, NULL);
+                                TL_EXPECT(d.family == c.family && d.bucket == c.bucket && d.lanes == c.lanes &&
+                                              d.gather == c.gather,
                                           "%s: NULL force differs", what);
                             }
                         }
@@ -327,7 +420,8 @@ START_TEST(t_lu_table)
     /* FP32 FULL at n = 64 on the row-per-lane kernel: only when forced */
     memset(force, 0, sizeof force);
     force[BSI_FORCE_LU_WARP] = 2;
-    TL_EXPECT(bsi_lu_dispatch(4, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_FULL, force).family == BSI_LU_WARP, "forced FULL 64");
+    TL_EXPECT(bsi_lu_dispatch(4, BSI_OP_GESV, 64, 1, BSOLVE_PIVOT_FULL, BSI_LU_BATCH, force).family == BSI_LU_WARP,
+              "forced FULL 64");
     /* pinned crossovers (lu_dispatch.cuh) */
     static const struct { int es, op, n, nrhs, pv, family, bucket, lanes; } pin[] = {
         {8, BSI_OP_GESV, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 8, 1},
@@ -387,7 +481,8 @@ START_TEST(t_lu_table)
         {4, BSI_OP_GETRF, 97, 0, BSOLVE_PIVOT_PARTIAL, BSI_LU_PANEL, 128, 128},
     };
     for (size_t i = 0; i < sizeof pin / sizeof *pin; i++) {
-        const struct bsi_lu_choice c = bsi_lu_dispatch(pin[i].es, pin[i].op, pin[i].n, pin[i].nrhs, pin[i].pv, NULL);
+        const struct bsi_lu_choice c =
+            bsi_lu_dispatch(pin[i].es, pin[i].op, pin[i].n, pin[i].nrhs, pin[i].pv, BSI_LU_BATCH, NULL);
         char got[64];
         TL_EXPECT(c.family == pin[i].family && c.bucket == pin[i].bucket && c.lanes == pin[i].lanes,
                   "pin %zu (es %d %s n %d nrhs %d pivot %d): %s", i, pin[i].es, lu_op[pin[i].op], pin[i].n, pin[i].nrhs,
@@ -608,19 +703,21 @@ END_TEST
 
 static void dump_lu(void)
 {
-    static const struct { int op, nrhs; const char *name; } ops[] = {
-        {BSI_OP_GESV, 1, "gesv nrhs=1"}, {BSI_OP_GESV, 2, "gesv nrhs>1"}, {BSI_OP_GETRF, 0, "getrf"},
-        {BSI_OP_GETRS, 1, "getrs"}};
+    static const struct { int op, nrhs, list; const char *name; } ops[] = {
+        {BSI_OP_GESV, 1, BSI_LU_BATCH, "gesv nrhs=1"}, {BSI_OP_GESV, 2, BSI_LU_BATCH, "gesv nrhs>1"},
+        {BSI_OP_GETRF, 0, BSI_LU_BATCH, "getrf"}, {BSI_OP_GETRF, 0, BSI_LU_LIST_IL, "getrf mask IL"},
+        {BSI_OP_GETRS, 1, BSI_LU_BATCH, "getrs"}};
     static const char *const pvn[] = {"NONE", "PARTIAL", "FULL"};
     printf("== CUDA LU dispatch table (cuda/lu_dispatch.cuh): precision, operation, pivoting: n ranges\n");
     for (int es = 8; es >= 4; es -= 4)
-        for (int o = 0; o < 4; o++)
+        for (int o = 0; o < 5; o++)
             for (int pv = 0; pv < 3; pv++) {
                 printf("%c %-12s %-8s:", es == 8 ? 'd' : 's', ops[o].name, pvn[pv]);
                 char prev[64] = "", cur[64];
                 int n0 = 1;
                 for (int n = 1; n <= BSOLVE_MAX_N + 1; n++) {
-                    if (n <= BSOLVE_MAX_N) bsi_lu_name(bsi_lu_dispatch(es, ops[o].op, n, ops[o].nrhs, pv, NULL), cur, sizeof cur);
+                    if (n <= BSOLVE_MAX_N)
+                        bsi_lu_name(bsi_lu_dispatch(es, ops[o].op, n, ops[o].nrhs, pv, ops[o].list, NULL), cur, sizeof cur);
                     if (n > BSOLVE_MAX_N || (n > 1 && strcmp(cur, prev) != 0)) {
                         printf(" %d..%d %s;", n0, n - 1, prev);
                         n0 = n;
@@ -679,6 +776,7 @@ static Suite *suite(void)
     tcase_add_test(tc, t_lu_solve);
     tcase_add_test(tc, t_lu_rsteam);
     tcase_add_test(tc, t_lu_smem);
+    tcase_add_test(tc, t_lu_gather);
     tcase_add_test(tc, t_qr_table);
     suite_add_tcase(s, tc);
     return s;

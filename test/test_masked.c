@@ -21,7 +21,15 @@
  *     blocks (the front end's, forced small);
  *   - bad input (a NULL mask, a factorization that was never factored, the
  *     other precision's routine, a layout too small): the documented
- *     status, a message naming the argument, nothing written.
+ *     status, a message naming the argument, nothing written;
+ *   - on another backend than the CPU's, against the CPU backend's masked
+ *     calls: every info entry equal, the flagged systems' exported factors
+ *     and pivots the same to rounding (or factors of A all the same) and
+ *     their solutions the same to rounding (or both good); the CUDA
+ *     backend's gathered masked getrf (cuda/lu_dispatch.cuh's GATHER) on
+ *     interleaved A, in the table's segments and in segments of 5 systems.
+ * A flagged singular and a flagged NaN system are in every mask that is
+ * neither empty nor full.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
@@ -145,6 +153,93 @@ static int same_system(const tl_buf *X, const tl_buf *Y, int64_t k)
     return 1;
 }
 
+/* The exports of lu: factors (column-major), ipiv, jpiv. */
+static void export_all(bsolve_ctx *ctx, const mcase *c, const bsolve_lu *lu, tl_buf *L, int32_t **ip, int32_t **jp,
+                       const char *desc)
+{
+    const int n = c->n;
+    bsolve_layout ll = bsolve_layout_col_major(n, (int64_t)n * n);
+    tl_buf_alloc(L, c->prec, ll, n, n, c->batch, 0);
+    *ip = tl_i32_alloc(c->batch * n);
+    *jp = tl_i32_alloc(c->batch * n);
+    bsolve_status st = bsolve_lu_export(ctx, lu, L->data, ll, *ip, *jp);
+    ck_assert_msg(st == BSOLVE_SUCCESS, "[%s] export: %s (%s)", desc, tl_status_name(st), bsolve_ctx_message(ctx));
+}
+
+/* Round 1 against the CPU backend's masked calls on the same A, m1 and B:
+ * every system's info of both calls (where m1 flags, the masked getrf's ia
+ * and the masked getrs's isa, as run_case checked; elsewhere the poison);
+ * for the flagged systems with info 0 the exported factors and pivots
+ * (tl_lu_agree against A), and the solutions in X, each entry within
+ * rounding of the CPU's or the system's backward-error ratio below
+ * TL_BWD_MAX (failed systems: NaN, checked by run_case). */
+static void check_vs_cpu(bsolve_ctx *ctx, const mcase *c, const tl_buf *A, const double *Aall, const bsolve_lu *lu,
+                         const uint8_t *m1, const int32_t *ia, const int32_t *isa, const tl_buf *B, const tl_buf *X,
+                         const char *desc)
+{
+    const int n = c->n;
+    const double eps = tl_eps(c->prec), tol = c->prec == BSOLVE_PREC_D ? 1e-9 : 1e-3;
+    bsolve_ctx *cpu = NULL;
+    ck_assert(bsolve_ctx_create(&cpu, BSOLVE_BACKEND_CPU) == BSOLVE_SUCCESS);
+    bsolve_lu *lc = new_lu(cpu, c, desc);
+    int32_t *ic = tl_i32_alloc(c->batch);
+    bsolve_status st = getrf_m(cpu, c->prec, A->data, A->lay, lc, m1, ic);
+    ck_assert_msg(st == BSOLVE_SUCCESS, "[%s] cpu getrf_masked: %s", desc, tl_status_name(st));
+    tl_buf Xc;
+    tl_buf_clone(B, &Xc);
+    int32_t *isc = tl_i32_alloc(c->batch);
+    st = getrs_m(cpu, c->prec, lc, c->nrhs, Xc.data, Xc.lay, m1, isc);
+    ck_assert_msg(st == BSOLVE_SUCCESS, "[%s] cpu getrs_masked: %s", desc, tl_status_name(st));
+    tl_buf L[2];
+    int32_t *ip[2], *jp[2];
+    export_all(ctx, c, lu, &L[0], &ip[0], &jp[0], desc);
+    export_all(cpu, c, lc, &L[1], &ip[1], &jp[1], desc);
+    double *x = malloc((size_t)n * n * sizeof *x), *y = malloc((size_t)n * n * sizeof *y);
+    double *b = malloc((size_t)n * c->nrhs * sizeof *b), *s = malloc((size_t)n * c->nrhs * sizeof *s);
+    tl_reset();
+    for (int64_t k = 0; k < c->batch; k++) {
+        const int32_t want = m1[k] ? ia[k] : TL_I32_POISON;
+        const int32_t wants = m1[k] ? isa[k] : TL_I32_POISON;
+        TL_EXPECT(ic[k] == want && isc[k] == wants,
+                  "system %lld (flag %d): getrf_masked info %d, getrs_masked %d; the CPU backend's %d, %d", (long long)k,
+                  m1[k], want, wants, ic[k], isc[k]);
+        if (!m1[k] || ia[k] != 0) continue;
+        tl_buf_getm(&L[0], k, x);
+        tl_buf_getm(&L[1], k, y);
+        TL_EXPECT(tl_lu_agree(n, Aall + (size_t)k * n * n, x, ip[0] + k * n, jp[0] + k * n, y, ip[1] + k * n,
+                              jp[1] + k * n, tol, eps),
+                  "system %lld: exported factors off the CPU backend's, and not factors of A", (long long)k);
+        if (isa[k] != 0) continue;
+        int close = 1;
+        for (int64_t j = 0; j < c->nrhs; j++)
+            for (int i = 0; i < n; i++) {
+                const double u = tl_buf_get(X, i, j, k), v = tl_buf_get(&Xc, i, j, k);
+                close &= fabs(u - v) <= tol * (1 + fabs(v));
+            }
+        if (!close) {
+            tl_buf_getm(B, k, b);
+            tl_buf_getm(X, k, s);
+            TL_EXPECT(tl_backward_ratio(n, c->nrhs, Aall + (size_t)k * n * n, b, s, eps) < TL_BWD_MAX,
+                      "system %lld: solution off the CPU backend's and not a solution", (long long)k);
+        }
+    }
+    TL_CLEAN("%s, against the CPU backend", desc);
+    free(x);
+    free(y);
+    free(b);
+    free(s);
+    for (int t = 0; t < 2; t++) {
+        tl_buf_free(&L[t]);
+        tl_i32_free(ip[t]);
+        tl_i32_free(jp[t]);
+    }
+    tl_buf_free(&Xc);
+    tl_i32_free(ic);
+    tl_i32_free(isc);
+    bsolve_lu_destroy(lc);
+    bsolve_ctx_destroy(cpu);
+}
+
 /* Exports of lu and of the references ra (systems of m1 only) and rb
  * (systems of m2): equal entry for entry on the factored systems. */
 static void check_export(bsolve_ctx *ctx, const mcase *c, const bsolve_lu *lu, const bsolve_lu *ra,
@@ -196,6 +291,7 @@ static void run_case(bsolve_ctx *ctx, const mcase *c)
     tl_rng_seed(&rng, c->seed);
     ck_assert(bsi_test_force(ctx, BSI_FORCE_RHS_BLOCK, c->rhs_block) == BSOLVE_SUCCESS);
     uint8_t *m1 = make_mask(&rng, c->batch, c->q1), *m2 = make_mask(&rng, c->batch, c->q2);
+    if (c->q1 > 0 && c->batch > 5) m1[3] = m1[5] = 7; /* fill_A's singular and NaN systems */
 
     /* round 1: the first batch, factored where m1 flags, then solved there */
     tl_buf A, A0, B, X, Xr;
@@ -251,6 +347,7 @@ static void run_case(bsolve_ctx *ctx, const mcase *c)
         }
     }
     TL_CLEAN("%s, getrs_masked", desc);
+    if (bsolve_ctx_backend(ctx) != BSOLVE_BACKEND_CPU) check_vs_cpu(ctx, c, &A, Aall, lu, m1, ia, isa, &B, &X, desc);
 
     /* round 2: a second batch factored where m2 flags; an unmasked solve
      * then meets both batches' factors and unfactored systems */
@@ -349,6 +446,31 @@ START_TEST(t_masked)
             c.seed = tl_seed(40, (uint64_t)(n * 8 + ip * 3 + ipv));
             run_case(ctx, &c);
         }
+    bsolve_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The gathered masked getrf of the CUDA backend: interleaved A at orders of
+ * each kernel it gathers for (TILE 33, PANEL 54 and 100, BLOCK FULL 100,
+ * WARP FULL 33), sparse and dense masks, the table's segments and segments
+ * of 5 systems (the list's last segments then empty). */
+START_TEST(t_gathered)
+{
+    static const int ns[] = {33, 54, 100};
+    static const double qs[][2] = {{0.05, 0.6}, {0.25, 1}, {0.6, 0.05}, {1, 0.25}};
+    const int n = ns[_i];
+    if (tl_quick() && n != 54) return;
+    bsolve_ctx *ctx = tl_ctx();
+    for (int ip = 0; ip < 2; ip++)
+        for (int ipv = 0; ipv < 3; ipv++) {
+            const int v = _i + 2 * ip + ipv;
+            ck_assert(bsi_test_force(ctx, BSI_FORCE_LU_GATHER, v % 2 ? 5 : 0) == BSOLVE_SUCCESS);
+            mcase c = {ip ? BSOLVE_PREC_S : BSOLVE_PREC_D, (bsolve_pivot)ipv, n, v % 3 == 1 ? 2 : 1,
+                       tl_quick() ? 41 : 83, BSOLVE_INTERLEAVED, (bsolve_layout_kind)(v % 3), v % 2, qs[v % 4][0],
+                       qs[v % 4][1], 0, tl_seed(43, (uint64_t)(n * 8 + ip * 3 + ipv))};
+            run_case(ctx, &c);
+        }
+    bsi_test_force(ctx, BSI_FORCE_LU_GATHER, 0);
     bsolve_ctx_destroy(ctx);
 }
 END_TEST
@@ -455,6 +577,9 @@ static Suite *suite(void)
     Suite *s = suite_create("masked");
     TCase *tc = tl_tcase("masked");
     tcase_add_loop_test(tc, t_masked, 0, (int)(sizeof sizes / sizeof *sizes));
+    suite_add_tcase(s, tc);
+    tc = tl_tcase("gathered");
+    tcase_add_loop_test(tc, t_gathered, 0, 3);
     suite_add_tcase(s, tc);
     tc = tl_tcase("rhs_blocks");
     tcase_add_test(tc, t_rhs_blocks);

@@ -759,6 +759,14 @@ double tl_lu_ratio(int n, const double *A, const double *LU, const int32_t *ipiv
     return den > 0 ? (double)(rn / den) : (rn == 0 ? 0 : INFINITY);
 }
 
+int tl_lu_agree(int n, const double *A, const double *X, const int32_t *xip, const int32_t *xjp, const double *Y,
+                const int32_t *yip, const int32_t *yjp, double tol, double eps)
+{
+    int same = !memcmp(xip, yip, (size_t)n * sizeof *xip) && (!xjp || !memcmp(xjp, yjp, (size_t)n * sizeof *xjp));
+    for (size_t t = 0; same && t < (size_t)n * n; t++) same = fabs(X[t] - Y[t]) <= tol * (1 + fabs(Y[t]));
+    return same || tl_lu_ratio(n, A, X, xip, xjp, eps) < TL_BWD_MAX;
+}
+
 int tl_all_nan(int64_t count, const double *X)
 {
     for (int64_t i = 0; i < count; i++)

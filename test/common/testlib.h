@@ -183,6 +183,13 @@ double tl_rel_diff(int n, int nrhs, const double *X, const double *Y);
  * sequential row swaps ipiv, column swaps jpiv; jpiv may be NULL). */
 double tl_lu_ratio(int n, const double *A, const double *LU, const int32_t *ipiv,
                    const int32_t *jpiv, double eps);
+/* Two LAPACK-form factorizations X and Y of the n x n A (as tl_lu_ratio's;
+ * the jpivs both NULL or both given): 1 when their pivots are the same and
+ * every entry of X is within tol (1 + |Y_ij|) of Y's, or else X factors A
+ * (tl_lu_ratio < TL_BWD_MAX: another pivot at a near tie, or rounding grown
+ * by the elimination); 0 otherwise. */
+int tl_lu_agree(int n, const double *A, const double *X, const int32_t *xip, const int32_t *xjp, const double *Y,
+                const int32_t *yip, const int32_t *yjp, double tol, double eps);
 /* 1 if every entry of the n x nrhs X is a NaN. */
 int tl_all_nan(int64_t count, const double *X);
 
