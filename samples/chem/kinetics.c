@@ -34,16 +34,25 @@ CHEM_API size_t chem_work_len(const chem_mech *m)
     return W_N * (size_t)m->nsp;
 }
 
+/* NASA-7 thermo of one species at T from its 7 coefficients a[i s] for T's
+ * range: cp/R, h/RT, s/R, d(cp/R)/dT (any may be NULL).  s: 1 for a
+ * species' own row, the species count for a table stored coefficient-major. */
+static CHEM_HD void thermo_sp(const double *a, size_t s, double T, double lnT, double rT, double *cp_R, double *h_RT,
+                              double *s_R, double *dcp_R)
+{
+    const double a0 = a[0], a1 = a[s], a2 = a[2 * s], a3 = a[3 * s], a4 = a[4 * s];
+    if (cp_R) *cp_R = a0 + T * (a1 + T * (a2 + T * (a3 + T * a4)));
+    if (h_RT) *h_RT = a0 + T * (a1 / 2 + T * (a2 / 3 + T * (a3 / 4 + T * a4 / 5))) + a[5 * s] * rT;
+    if (s_R) *s_R = a0 * lnT + T * (a1 + T * (a2 / 2 + T * (a3 / 3 + T * a4 / 4))) + a[6 * s];
+    if (dcp_R) *dcp_R = a1 + T * (2 * a2 + T * (3 * a3 + T * 4 * a4));
+}
+
 static CHEM_HD void thermo_all(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R, double *dcp_R)
 {
     const double lnT = log(T), rT = 1.0 / T;
-    for (int k = 0; k < m->nsp; k++) {
-        const double *a = m->nasa[k][T <= m->tmid[k] ? 0 : 1];
-        if (cp_R) cp_R[k] = a[0] + T * (a[1] + T * (a[2] + T * (a[3] + T * a[4])));
-        if (h_RT) h_RT[k] = a[0] + T * (a[1] / 2 + T * (a[2] / 3 + T * (a[3] / 4 + T * a[4] / 5))) + a[5] * rT;
-        if (s_R) s_R[k] = a[0] * lnT + T * (a[1] + T * (a[2] / 2 + T * (a[3] / 3 + T * a[4] / 4))) + a[6];
-        if (dcp_R) dcp_R[k] = a[1] + T * (2 * a[2] + T * (3 * a[3] + T * 4 * a[4]));
-    }
+    for (int k = 0; k < m->nsp; k++)
+        thermo_sp(m->nasa[k][T <= m->tmid[k] ? 0 : 1], 1, T, lnT, rT, cp_R ? cp_R + k : NULL, h_RT ? h_RT + k : NULL,
+                  s_R ? s_R + k : NULL, dcp_R ? dcp_R + k : NULL);
 }
 
 CHEM_API void chem_thermo(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R)
@@ -72,6 +81,17 @@ typedef struct env {
     const double *C, *h_RT, *g_RT;
 } env;
 
+/* The scalars of env at (T, P); C, h_RT, g_RT are the caller's. */
+static CHEM_HD void env_init(env *e, const chem_mech *m, double T, double P)
+{
+    e->T = T;
+    e->lnT = log(T);
+    e->rT = 1 / T;
+    e->lnP = log(P);
+    e->Ctot = P / (CHEM_R * T);
+    e->ln_c0 = log(m->p_ref / (CHEM_R * T));
+}
+
 /* One reaction at a state: qf = Kf Pf, qr = Kf rk Pr. */
 typedef struct rxn_eval {
     double Kf;       /* forward coefficient, [M] included */
@@ -82,8 +102,11 @@ typedef struct rxn_eval {
     double Pf, Pr;   /* products of concentration powers */
 } rxn_eval;
 
+/* A exp(b ln T - EaR / T); a constant k (b = EaR = 0) is A exactly, as
+ * A exp(0) is, without the exponential. */
 static CHEM_HD double arr(const chem_arrhenius *a, double lnT, double rT)
 {
+    if (a->b == 0 && a->EaR == 0) return a->A;
     return a->A * exp(a->b * lnT - a->EaR * rT);
 }
 
@@ -97,31 +120,34 @@ static CHEM_HD double conc_pow(double c, double o)
     return o == 1 ? c : o == 2 ? c * c : o == 3 ? c * c * c : pow(c, o);
 }
 
-static CHEM_HD double prod(int n, const int *sp, const double *o, const double *C)
+/* prod_i C[sp[i s]]^o[i s]: a reaction's side, its species and orders
+ * strided by s (1 in chem_rxn, the reaction count in a table stored
+ * slot-major) */
+static CHEM_HD double prod(int n, const int *sp, const double *o, size_t s, const double *C)
 {
     double p = 1;
-    for (int i = 0; i < n; i++) p *= conc_pow(C[sp[i]], o[i]);
+    for (int i = 0; i < n; i++) p *= conc_pow(C[sp[i * s]], o[i * s]);
     return p;
 }
 
 /* d prod / d C_sp[j], without dividing by C (which may be zero) */
-static CHEM_HD double dprod(int n, const int *sp, const double *o, const double *C, int j)
+static CHEM_HD double dprod(int n, const int *sp, const double *o, size_t s, const double *C, int j)
 {
-    const double c = C[sp[j]];
-    double p = o[j] == 1 ? 1 : o[j] == 2 ? 2 * c : o[j] * pow(c, o[j] - 1);
+    const double c = C[sp[j * s]], oj = o[j * s];
+    double p = oj == 1 ? 1 : oj == 2 ? 2 * c : oj * pow(c, oj - 1);
     for (int i = 0; i < n; i++)
-        if (i != j) p *= conc_pow(C[sp[i]], o[i]);
+        if (i != j) p *= conc_pow(C[sp[i * s]], o[i * s]);
     return p;
 }
 
-static CHEM_HD double third_body(const chem_mech *m, const chem_rxn *r, const env *e)
+/* [M] = eff_default sum_k C_k + sum_e (eff_val[e] - eff_default) C_eff_sp[e],
+ * over the reaction's efficiencies e = first .. first + n - 1 */
+static CHEM_HD double third_body(const chem_mech *m, double eff_default, int first, int n, const env *e)
 {
-    double M = r->eff_default * e->Ctot; /* sum_k C_k = P / RT */
-    for (int i = r->eff_first; i < r->eff_first + r->neff; i++)
-        M += (m->eff_val[i] - r->eff_default) * e->C[m->eff_sp[i]];
+    double M = eff_default * e->Ctot; /* sum_k C_k = P / RT */
+    for (int i = first; i < first + n; i++) M += (m->eff_val[i] - eff_default) * e->C[m->eff_sp[i]];
     return M;
 }
-
 /* Troe's F at (T, Pr), d log10 F / d log10 Pr and d ln F / dT at fixed Pr. */
 static CHEM_HD void troe(const double *p, double T, double Pr, double *F, double *dlF_dL, double *dlnF_dT)
 {
@@ -173,40 +199,44 @@ static CHEM_HD double plog_lnk(const chem_mech *m, int p, double lnT, double rT,
     return log(k);
 }
 
-static CHEM_HD void reaction(const chem_mech *m, const chem_rxn *r, const env *e, rxn_eval *o)
+/* Kf, dKf_dM and dlnKf_dT of a reaction of kind `kind` from its rate law's
+ * parameters: k (the high-pressure limit of falloff), k0 and troe (falloff),
+ * the PLOG pressures plog_first .. + nplog; M its third-body concentration
+ * (kinds with one). */
+static CHEM_HD void rate_coef(const chem_mech *m, int kind, const chem_arrhenius *k, const chem_arrhenius *k0,
+                              const double *troe_p, int plog_first, int nplog, double M, const env *e, rxn_eval *o)
 {
     o->dKf_dM = 0;
-    switch (r->kind) {
+    switch (kind) {
     case CHEM_ARRHENIUS:
-        o->Kf = arr(&r->k, e->lnT, e->rT);
-        o->dlnKf_dT = arr_dlnk(&r->k, e->rT);
+        o->Kf = arr(k, e->lnT, e->rT);
+        o->dlnKf_dT = arr_dlnk(k, e->rT);
         break;
     case CHEM_THREE_BODY: {
-        const double k = arr(&r->k, e->lnT, e->rT);
-        o->Kf = k * third_body(m, r, e);
-        o->dKf_dM = k;
-        o->dlnKf_dT = arr_dlnk(&r->k, e->rT);
+        const double kt = arr(k, e->lnT, e->rT);
+        o->Kf = kt * M;
+        o->dKf_dM = kt;
+        o->dlnKf_dT = arr_dlnk(k, e->rT);
         break;
     }
     case CHEM_LINDEMANN:
     case CHEM_TROE: {
-        const double M = third_body(m, r, e);
-        const double k0 = arr(&r->k0, e->lnT, e->rT), kinf = arr(&r->k, e->lnT, e->rT);
+        const double kl = arr(k0, e->lnT, e->rT), kinf = arr(k, e->lnT, e->rT);
         const double g = kinf / (kinf + SMALL); /* 1 unless kinf vanishes */
-        const double Pr = M * k0 / (kinf + SMALL);
+        const double Pr = M * kl / (kinf + SMALL);
         double F = 1, dlF_dL = 0, dlnF_dT = 0;
-        if (r->kind == CHEM_TROE) troe(r->troe, e->T, Pr, &F, &dlF_dL, &dlnF_dT);
+        if (kind == CHEM_TROE) troe(troe_p, e->T, Pr, &F, &dlF_dL, &dlnF_dT);
         const double s = F / (1 + Pr);
         o->Kf = Pr * s * kinf;
         /* Kf = kinf G(Pr), G = Pr/(1 + Pr) F: d ln G / d ln Pr = 1/(1 + Pr) + dlog10 F/dlog10 Pr */
         const double dlnG = 1 / (1 + Pr) + dlF_dL;
-        o->dKf_dM = k0 * g * s * dlnG;
-        const double dk0 = arr_dlnk(&r->k0, e->rT), dkinf = arr_dlnk(&r->k, e->rT);
+        o->dKf_dM = kl * g * s * dlnG;
+        const double dk0 = arr_dlnk(k0, e->rT), dkinf = arr_dlnk(k, e->rT);
         o->dlnKf_dT = dkinf + dlnG * (dk0 - g * dkinf) + dlnF_dT;
         break;
     }
     default: { /* PLOG */
-        const int p0 = r->plog_first, np = r->nplog;
+        const int p0 = plog_first, np = nplog;
         const double *lp = m->plog_lnp;
         double d1, lnk;
         if (np == 1 || e->lnP <= lp[p0]) {
@@ -227,7 +257,24 @@ static CHEM_HD void reaction(const chem_mech *m, const chem_rxn *r, const env *e
         break;
     }
     }
-    o->Pf = prod(r->nf, r->f_sp, r->f_ord, e->C);
+}
+
+/* rk and dlnrk_dT of a reversible reaction from dg = sum nu_k g_k/RT and
+ * dh = sum nu_k h_k/RT over its net stoichiometry, dnu = sum nu_k */
+static CHEM_HD void reverse_ratio(double dg, double dh, double dnu, const env *e, rxn_eval *o)
+{
+    const double x = exp(dg - dnu * e->ln_c0);
+    o->rk = x < BIG ? x : BIG;
+    /* d(g/RT)/dT = -h/(RT^2), d ln c0/dT = -1/T; the cap is constant */
+    o->dlnrk_dT = x < BIG ? (dnu - dh) * e->rT : 0;
+}
+
+static CHEM_HD void reaction(const chem_mech *m, const chem_rxn *r, const env *e, rxn_eval *o)
+{
+    const int tb = r->kind == CHEM_THREE_BODY || r->kind == CHEM_LINDEMANN || r->kind == CHEM_TROE;
+    const double M = tb ? third_body(m, r->eff_default, r->eff_first, r->neff, e) : 0;
+    rate_coef(m, r->kind, &r->k, &r->k0, r->troe, r->plog_first, r->nplog, M, e, o);
+    o->Pf = prod(r->nf, r->f_sp, r->f_ord, 1, e->C);
     o->rk = 0;
     o->dlnrk_dT = 0;
     o->Pr = 0;
@@ -237,11 +284,8 @@ static CHEM_HD void reaction(const chem_mech *m, const chem_rxn *r, const env *e
             dg += r->net_nu[i] * e->g_RT[r->net_sp[i]];
             dh += r->net_nu[i] * e->h_RT[r->net_sp[i]];
         }
-        const double x = exp(dg - r->dnu * e->ln_c0);
-        o->rk = x < BIG ? x : BIG;
-        /* d(g/RT)/dT = -h/(RT^2), d ln c0/dT = -1/T; the cap is constant */
-        o->dlnrk_dT = x < BIG ? (r->dnu - dh) * e->rT : 0;
-        o->Pr = prod(r->nrv, r->rv_sp, r->rv_ord, e->C);
+        reverse_ratio(dg, dh, r->dnu, e, o);
+        o->Pr = prod(r->nrv, r->rv_sp, r->rv_ord, 1, e->C);
     }
 }
 
@@ -256,12 +300,7 @@ static CHEM_HD int setup(const chem_mech *m, double T, double P, const double *Y
     double *s_R = g_RT;
     thermo_all(m, T, work + W_CPR * K, h_RT, s_R, work + W_DCPR * K);
     for (size_t k = 0; k < K; k++) g_RT[k] = h_RT[k] - s_R[k];
-    e->T = T;
-    e->lnT = log(T);
-    e->rT = 1 / T;
-    e->lnP = log(P);
-    e->Ctot = P / (CHEM_R * T);
-    e->ln_c0 = log(m->p_ref / (CHEM_R * T));
+    env_init(e, m, T, P);
     e->C = C;
     e->h_RT = h_RT;
     e->g_RT = g_RT;
@@ -381,11 +420,11 @@ CHEM_API int chem_jacobian_inc(const chem_mech *m, double P, const double *x, do
             wdot[k] += nu * q;
             wT[k] += nu * dq_dT;
             for (int j = 0; j < r->nf; j++)
-                J[(size_t)k * inc + (size_t)r->f_sp[j] * ni] += nu * o.Kf * dprod(r->nf, r->f_sp, r->f_ord, C, j);
+                J[(size_t)k * inc + (size_t)r->f_sp[j] * ni] += nu * o.Kf * dprod(r->nf, r->f_sp, r->f_ord, 1, C, j);
             if (r->reversible)
                 for (int j = 0; j < r->nrv; j++)
                     J[(size_t)k * inc + (size_t)r->rv_sp[j] * ni] -=
-                        nu * o.Kf * o.rk * dprod(r->nrv, r->rv_sp, r->rv_ord, C, j);
+                        nu * o.Kf * o.rk * dprod(r->nrv, r->rv_sp, r->rv_ord, 1, C, j);
             if (phi != 0)
                 for (int j = 0; j < K; j++) J[(size_t)k * inc + (size_t)j * ni] += nu * phi * eff[j];
         }
