@@ -234,8 +234,9 @@ $(BUILD)/test/%: test/%.c $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) |
 	$(CC) $(CFLAGS) -Itest/common $< $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
 # test_chem checks the chemistry samples' kinetics (samples/chem/, compiled as objects,
-# not programs) against the Cantera references shipped there.
-CHEM_OBJ := $(patsubst %,$(BUILD)/samples/chem/%.o,tokens mech kinetics)
+# not programs) against the Cantera references shipped there, and the team kinetics
+# (kinetics_team.c, its lanes run one after the other on the CPU) against them.
+CHEM_OBJ := $(patsubst %,$(BUILD)/samples/chem/%.o,tokens mech kinetics kinetics_team kinetics_team_tables)
 $(CHEM_OBJ): $(wildcard samples/chem/*.h)
 $(BUILD)/test/test_chem: test/test_chem.c $(CHEM_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
