@@ -149,29 +149,42 @@ CHEM_API double bdf_initial_step(int n, const double *y0, const double *f0, cons
 
 /* ------------------------------------------------------------------ Nordsieck array */
 
-static CHEM_HD void predict(bdf_cell *c, int n, bdf_vecs v)
+/* The prediction's Pascal triangle (zn[j-1] += zn[j] for k = 1..q, j = q..k)
+ * on one component z[0..q], or its inverse (sub), in the same order as over
+ * whole vectors: a cell's vectors are read and written once per component
+ * instead of once per step of the triangle.  The loops run to BDF_QMAX so
+ * that z is registers once unrolled. */
+static CHEM_HD void pascal(double *z, int q, int sub)
+{
+    for (int k = 1; k <= BDF_QMAX; k++)
+        for (int j = BDF_QMAX; j >= k; j--)
+            if (j <= q) z[j - 1] = sub ? z[j - 1] - z[j] : z[j - 1] + z[j];
+}
+
+static CHEM_HD void shift(bdf_cell *c, int n, bdf_vecs v, int sub)
 {
     const size_t s = v.inc;
+    const int q = c->q;
+    for (int i = 0; i < n; i++) {
+        double z[BDF_QMAX + 1];
+        for (int j = 0; j <= BDF_QMAX; j++) z[j] = j <= q ? v.zn[j][i * s] : 0;
+        pascal(z, q, sub);
+        for (int j = 0; j < BDF_QMAX; j++)
+            if (j < q) v.zn[j][i * s] = z[j];
+    }
+}
+
+static CHEM_HD void predict(bdf_cell *c, int n, bdf_vecs v)
+{
     c->t_saved = c->t;
     c->t += c->h;
-    for (int k = 1; k <= c->q; k++)
-        for (int j = c->q; j >= k; j--) {
-            double *a = v.zn[j - 1];
-            const double *b = v.zn[j];
-            for (int i = 0; i < n; i++) a[i * s] += b[i * s];
-        }
+    shift(c, n, v, 0);
 }
 
 static CHEM_HD void restore(bdf_cell *c, int n, bdf_vecs v)
 {
-    const size_t s = v.inc;
     c->t = c->t_saved;
-    for (int k = 1; k <= c->q; k++)
-        for (int j = c->q; j >= k; j--) {
-            double *a = v.zn[j - 1];
-            const double *b = v.zn[j];
-            for (int i = 0; i < n; i++) a[i * s] -= b[i * s];
-        }
+    shift(c, n, v, 1);
 }
 
 static CHEM_HD void rescale(bdf_cell *c, int n, bdf_vecs v)
@@ -396,8 +409,11 @@ static CHEM_HD void complete_step(bdf_cell *c, int n, bdf_vecs v)
     for (int i = c->q; i >= 2; i--) c->tau[i] = c->tau[i - 1];
     if (c->q == 1 && c->nst > 1) c->tau[2] = c->tau[1];
     c->tau[1] = c->h;
-    for (int j = 0; j <= c->q; j++)
-        for (int i = 0; i < n; i++) v.zn[j][i * s] += c->l[j] * v.acor[i * s];
+    for (int i = 0; i < n; i++) { /* component by component: acor read once */
+        const double a = v.acor[i * s];
+        for (int j = 0; j <= BDF_QMAX; j++)
+            if (j <= c->q) v.zn[j][i * s] += c->l[j] * a;
+    }
     c->qwait--;
     if (c->qwait == 1 && c->q != BDF_QMAX) {
         for (int i = 0; i < n; i++) v.zn[BDF_QMAX][i * s] = v.acor[i * s];
