@@ -1,6 +1,7 @@
 /*
  * kinetics_team.c -- rates, reactor right-hand side and Jacobian by a team
- * of lanes per cell (kinetics_team.h), in stages separated by team_sync:
+ * of lanes per cell (kinetics_team.h), in stages with a barrier between
+ * them (TEAM):
  *
  *   load      lanes over species: Y_k, Y_k/W_k;
  *   state     s = sum Y_k/W_k (every lane, in species order), C_k, thermo;
@@ -19,14 +20,14 @@
  *
  * Plain C for the CPU, where the lanes of a stage run one after the other;
  * __host__ __device__ in the CUDA kernels (hd.h), where every lane of the
- * team runs each stage and team_sync separates them.
+ * team runs each stage and waits for the others (__syncwarp for a warp,
+ * __syncthreads for a block).
  */
 #include "kinetics_team.h"
 
 #include "rate_laws.h"
 
 #include <math.h>
-#include <string.h>
 
 /* the workspace of a cell (offsets in doubles) */
 typedef struct tws {

@@ -9,14 +9,14 @@
  * of few cells (the Jacobians of a sweep) leaves most of the GPU idle.  A
  * team splits each stage of a cell over its lanes: species, reactions,
  * Jacobian entries; the lanes exchange data through the cell's workspace
- * between stages (team_sync).  The tables are slot-major (entry i of
+ * between stages, with a barrier.  The tables are slot-major (entry i of
  * reaction position p at [i R + p]) so that lanes taking consecutive
  * reactions load consecutive addresses, and the sums over reactions (the
  * rates of each species, the Jacobian's entries) are fixed lists of terms
  * cut into equal pieces per lane (chem_gather), in a fixed order: a cell's
  * results do not depend on where it is in a batch.
  *
- * The formulas are kinetics.c's (its leaf functions: rate laws, reverse
+ * The formulas are rate_laws.h's, as kinetics.c's (rate laws, reverse
  * ratio, products, thermo); the results differ from kinetics.c's by the
  * order of summation of the rates and of the Jacobian's entries (d wdot / dC
  * = a sparse part plus the third bodies' default efficiency times a row
