@@ -1,8 +1,10 @@
 /*
  * ensemble_cuda.cu -- the reactor ensemble on the GPU (ensemble.h,
- * ens_run_cuda): ensemble.c's sweeps with every per-cell stage a kernel,
- * one thread per cell, running bdf.c, ignition.c and kinetics.c themselves
- * (compiled for the device here, hd.h).
+ * ens_run_cuda): ensemble.c's sweeps with every per-cell stage a kernel
+ * running bdf.c, ignition.c and the kinetics themselves (compiled for the
+ * device here, hd.h): the integrator's stages one thread per cell, f a warp
+ * per cell and J a block per cell (kinetics_team.c; ENS_KIN_THREAD: one
+ * thread per cell, kinetics.c).
  *
  * Device-resident per cell: the BDF scalars and ignition tracker (arrays of
  * structs), the vectors and the Jacobian interleaved by cell (entry i of
@@ -14,7 +16,7 @@
  * compacted with cub's DeviceSelect after each sweep, so that the threads of
  * a warp handle cells that sit next to each other in memory; the cells that
  * need a Jacobian are compacted the same way before its kernel, which is
- * ten times the cost of the others and would leave most of a warp idle.
+ * ten times the cost of the others.
  *
  * Linear algebra, as ensemble.c does it:
  *   ENS_LS_BSOLVE  slots (slot_cell / slot) as in ensemble.c: one
