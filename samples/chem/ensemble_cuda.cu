@@ -912,6 +912,9 @@ static int team_setup(dens *d, const chem_team *t)
     const size_t jbytes = t->ws_jac * sizeof(double), rbytes = RHS_CELLS * t->ws_rhs * sizeof(double);
     CU_TRY(cudaFuncSetAttribute(k_jac_team, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)jbytes));
     CU_TRY(cudaFuncSetAttribute(k_rhs_team, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rbytes));
+    /* half of L1 for the tables' working set (GRI-Mech: some 80 KB), rather
+     * than all of it for more warps (7 instead of 5 blocks per SM) */
+    CU_TRY(cudaFuncSetAttribute(k_rhs_team, cudaFuncAttributePreferredSharedMemoryCarveout, 50));
     int dev, sms, per_sm;
     CU_TRY(cudaGetDevice(&dev));
     CU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));

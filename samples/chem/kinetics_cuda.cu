@@ -96,6 +96,9 @@ static int team_create(const chem_mech *m, chem_cuda_mech *h, char *msg, size_t 
         if (e == cudaSuccess) e = cudaMemcpy(h->team_buf, t->base, t->bytes, cudaMemcpyHostToDevice);
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute(k_team_rates, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rbytes);
+        /* half of L1 for the tables, as the ensemble's rhs kernel */
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_team_rates, cudaFuncAttributePreferredSharedMemoryCarveout, 50);
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute(k_team_jacobian, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)jbytes);
         if (e == cudaSuccess) {
