@@ -87,7 +87,9 @@ CHEM_API double bdf_wrms(int n, const double *v, const double *w, size_t inc)
 
 static CHEM_HD void set_ewt(const bdf_opts *o, int n, const double *y, double *ewt, size_t inc)
 {
-    for (int i = 0; i < n; i++) ewt[i * inc] = 1.0 / (o->rtol * fabs(y[i * inc]) + o->atol[i]);
+    const double *CHEM_RESTRICT yr = y, *CHEM_RESTRICT atol = o->atol;
+    double *CHEM_RESTRICT w = ewt;
+    for (int i = 0; i < n; i++) w[i * inc] = 1.0 / (o->rtol * fabs(yr[i * inc]) + atol[i]);
 }
 
 CHEM_API void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0,
@@ -161,16 +163,24 @@ static CHEM_HD void pascal(double *z, int q, int sub)
             if (j <= q) z[j - 1] = sub ? z[j - 1] - z[j] : z[j - 1] + z[j];
 }
 
+/* The Nordsieck array's loops take VB components at a time, their loads
+ * issued before their stores: a GPU thread (one per cell) then waits one
+ * memory latency per VB components, not per component (a compiler may not
+ * move a load above a store to a vector it cannot prove distinct). */
+enum { VB = 2 };
+
 static CHEM_HD void shift(bdf_cell *c, int n, bdf_vecs v, int sub)
 {
     const size_t s = v.inc;
     const int q = c->q;
-    for (int i = 0; i < n; i++) {
-        double z[BDF_QMAX + 1];
-        for (int j = 0; j <= BDF_QMAX; j++) z[j] = j <= q ? v.zn[j][i * s] : 0;
-        pascal(z, q, sub);
-        for (int j = 0; j < BDF_QMAX; j++)
-            if (j < q) v.zn[j][i * s] = z[j];
+    for (int i0 = 0; i0 < n; i0 += VB) {
+        double z[VB][BDF_QMAX + 1];
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j <= BDF_QMAX; j++) z[u][j] = j <= q && i0 + u < n ? v.zn[j][(size_t)(i0 + u) * s] : 0;
+        for (int u = 0; u < VB; u++) pascal(z[u], q, sub);
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j < BDF_QMAX; j++)
+                if (j < q && i0 + u < n) v.zn[j][(size_t)(i0 + u) * s] = z[u][j];
     }
 }
 
@@ -189,10 +199,18 @@ static CHEM_HD void restore(bdf_cell *c, int n, bdf_vecs v)
 
 static CHEM_HD void rescale(bdf_cell *c, int n, bdf_vecs v)
 {
-    double f = c->eta;
-    for (int j = 1; j <= c->q; j++) {
-        for (int i = 0; i < n; i++) v.zn[j][i * v.inc] *= f;
-        f *= c->eta;
+    const size_t s = v.inc;
+    const int q = c->q;
+    double f[BDF_QMAX + 1]; /* zn[j] *= eta^j, the powers as successive products */
+    f[0] = 1;
+    for (int j = 1; j <= BDF_QMAX; j++) f[j] = j == 1 ? c->eta : f[j - 1] * c->eta;
+    for (int i0 = 0; i0 < n; i0 += VB) {
+        double z[VB][BDF_QMAX + 1];
+        for (int u = 0; u < VB; u++)
+            for (int j = 1; j <= BDF_QMAX; j++) z[u][j] = j <= q && i0 + u < n ? v.zn[j][(size_t)(i0 + u) * s] : 0;
+        for (int u = 0; u < VB; u++)
+            for (int j = 1; j <= BDF_QMAX; j++)
+                if (j <= q && i0 + u < n) v.zn[j][(size_t)(i0 + u) * s] = z[u][j] * f[j];
     }
     c->h = c->hscale * c->eta;
     c->hscale = c->h;
@@ -322,9 +340,11 @@ CHEM_API int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
     if ((need & BDF_NEED_SETUP) &&
         (c->nst == 0 || next == BDF_AFTER_CONV_FAIL || next == BDF_RETRY_JAC || c->nst >= c->nst_j + MSBJ))
         need |= BDF_NEED_JAC;
+    const double *CHEM_RESTRICT z0 = v.zn[0];
+    double *CHEM_RESTRICT acor = v.acor, *CHEM_RESTRICT y = v.y;
     for (int i = 0; i < n; i++) {
-        v.acor[i * v.inc] = 0;
-        v.y[i * v.inc] = v.zn[0][i * v.inc];
+        acor[i * v.inc] = 0;
+        y[i * v.inc] = z0[i * v.inc];
     }
     c->m = 0;
     c->jcur = 0;
@@ -350,7 +370,9 @@ CHEM_API void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, 
 {
     const double g = c->gamma, r = c->rl1;
     const size_t s = v.inc;
-    for (int i = 0; i < n; i++) rhs[(size_t)i * inc] = g * v.f[i * s] - r * v.zn[1][i * s] - v.acor[i * s];
+    const double *CHEM_RESTRICT f = v.f, *CHEM_RESTRICT z1 = v.zn[1], *CHEM_RESTRICT acor = v.acor;
+    double *CHEM_RESTRICT b = rhs;
+    for (int i = 0; i < n; i++) b[(size_t)i * inc] = g * f[i * s] - r * z1[i * s] - acor[i * s];
 }
 
 CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc)
@@ -359,11 +381,13 @@ CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *del
     /* M was formed with an older gamma: CVODE's correction of the step */
     const double s = c->gamrat != 1 ? 2 / (1 + c->gamrat) : 1;
     double del = 0;
+    const double *CHEM_RESTRICT dl = delta, *CHEM_RESTRICT z0 = v.zn[0], *CHEM_RESTRICT ewt = v.ewt;
+    double *CHEM_RESTRICT acor = v.acor, *CHEM_RESTRICT y = v.y;
     for (int i = 0; i < n; i++) {
-        const double d = s * delta[(size_t)i * inc];
-        v.acor[i * vs] += d;
-        v.y[i * vs] = v.zn[0][i * vs] + v.acor[i * vs];
-        const double a = d * v.ewt[i * vs];
+        const double d = s * dl[(size_t)i * inc];
+        acor[i * vs] += d;
+        y[i * vs] = z0[i * vs] + acor[i * vs];
+        const double a = d * ewt[i * vs];
         del += a * a;
     }
     del = sqrt(del / n);
@@ -409,10 +433,19 @@ static CHEM_HD void complete_step(bdf_cell *c, int n, bdf_vecs v)
     for (int i = c->q; i >= 2; i--) c->tau[i] = c->tau[i - 1];
     if (c->q == 1 && c->nst > 1) c->tau[2] = c->tau[1];
     c->tau[1] = c->h;
-    for (int i = 0; i < n; i++) { /* component by component: acor read once */
-        const double a = v.acor[i * s];
-        for (int j = 0; j <= BDF_QMAX; j++)
-            if (j <= c->q) v.zn[j][i * s] += c->l[j] * a;
+    const int q = c->q;
+    for (int i0 = 0; i0 < n; i0 += VB) { /* component by component: acor read once */
+        double a[VB], z[VB][BDF_QMAX + 1];
+        for (int u = 0; u < VB; u++) {
+            const size_t i = (size_t)(i0 + u) * s;
+            a[u] = i0 + u < n ? v.acor[i] : 0;
+            for (int j = 0; j <= BDF_QMAX; j++) z[u][j] = j <= q && i0 + u < n ? v.zn[j][i] : 0;
+        }
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j <= BDF_QMAX; j++) z[u][j] += c->l[j] * a[u];
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j <= BDF_QMAX; j++)
+                if (j <= q && i0 + u < n) v.zn[j][(size_t)(i0 + u) * s] = z[u][j];
     }
     c->qwait--;
     if (c->qwait == 1 && c->q != BDF_QMAX) {
@@ -445,7 +478,9 @@ static CHEM_HD void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs
         }
         if (c->q < o->qmax && c->saved_tq5 != 0) {
             const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], (double)L);
-            for (int i = 0; i < n; i++) v.tmp[i * s] = v.acor[i * s] - cquot * v.zn[BDF_QMAX][i * s];
+            const double *CHEM_RESTRICT acor = v.acor, *CHEM_RESTRICT zq = v.zn[BDF_QMAX];
+            double *CHEM_RESTRICT tmp = v.tmp;
+            for (int i = 0; i < n; i++) tmp[i * s] = acor[i * s] - cquot * zq[i * s];
             const double dup = bdf_wrms(n, v.tmp, v.ewt, s) * c->tq[3];
             etaqp1 = 1 / (pow(BIAS3 * dup, 1.0 / (L + 1)) + ADDON);
         }
