@@ -67,7 +67,8 @@ enum {
     MAX_INTERVALS = 32,
     RHS_CELLS = 4, /* warps (cells) per block of the team rhs */
     FORM_Y = 8,    /* column groups per block of k_form (x: 32 slots) */
-    FORM_GY = 2    /* ... blocks of them per 32 slots */
+    FORM_GY = 2,   /* ... blocks of them per 32 slots */
+    FORM_R = 8     /* rows of a column a k_form thread loads at once */
 };
 
 /* what the kernels see, by value */
@@ -382,15 +383,23 @@ __global__ void __launch_bounds__(32 * FORM_Y) k_form(dview v, int64_t cap, int 
     if (p >= cap || !(ball & gmask)) return;
     const int n = v.n;
     const size_t N = (size_t)v.N;
-    double *Mp = M + (size_t)p * mp;
     const double g = c >= 0 ? v.cell[c].gamma_m : 0.0;
-    const double *Jc = v.J + (c >= 0 ? c : 0);
-    for (int j = blockIdx.y * FORM_Y + threadIdx.y; j < n; j += FORM_Y * gridDim.y)
-        for (int i = 0; i < n; i++) {
-            const size_t e = (size_t)i + (size_t)j * n;
-            const double d = i == j ? 1.0 : 0.0;
-            Mp[e * ms] = c >= 0 ? d - g * Jc[e * N] : d;
+    /* FORM_R rows at a time, their loads before their stores (a thread would
+     * otherwise wait a memory latency per entry: M and J may alias for all
+     * the compiler knows) */
+    for (int j = blockIdx.y * FORM_Y + threadIdx.y; j < n; j += FORM_Y * gridDim.y) {
+        const double *Jj = v.J + (c >= 0 ? c : 0) + (size_t)j * n * N;
+        double *Mj = M + (size_t)p * mp + (size_t)j * n * ms;
+        for (int i0 = 0; i0 < n; i0 += FORM_R) {
+            double x[FORM_R];
+            for (int u = 0; u < FORM_R; u++) x[u] = c >= 0 && i0 + u < n ? Jj[(size_t)(i0 + u) * N] : 0.0;
+            for (int u = 0; u < FORM_R; u++) {
+                const int i = i0 + u;
+                const double d = i == j ? 1.0 : 0.0;
+                if (i < n) Mj[(size_t)i * ms] = c >= 0 ? d - g * x[u] : d;
+            }
         }
+    }
 }
 
 /* a failed factorization fails the cell's Newton iteration */
