@@ -85,11 +85,96 @@ CHEM_API double bdf_wrms(int n, const double *v, const double *w, size_t inc)
     return sqrt(s / n);
 }
 
+/* The vector loops take VL components at a time, their loads issued
+ * before their stores: a GPU thread (one per cell) otherwise waits a
+ * memory latency per component, as the compiler may not move a load above
+ * a store to another vector it cannot prove distinct (restrict pointers
+ * do not survive inlining into the ensemble's kernels). */
+enum { VL = 4 };
+
+static CHEM_HD void ewt_of(int n, double rtol, const double *atol, const double *y, double *ewt, size_t inc)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double w[VL];
+        for (int u = 0; u < VL; u++)
+            w[u] = i0 + u < n ? 1.0 / (rtol * fabs(y[(size_t)(i0 + u) * inc]) + atol[i0 + u]) : 0;
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) ewt[(size_t)(i0 + u) * inc] = w[u];
+    }
+}
+
 static CHEM_HD void set_ewt(const bdf_opts *o, int n, const double *y, double *ewt, size_t inc)
 {
-    const double *CHEM_RESTRICT yr = y, *CHEM_RESTRICT atol = o->atol;
-    double *CHEM_RESTRICT w = ewt;
-    for (int i = 0; i < n; i++) w[i * inc] = 1.0 / (o->rtol * fabs(yr[i * inc]) + atol[i]);
+    ewt_of(n, o->rtol, o->atol, y, ewt, inc);
+}
+
+/* acor = 0, y = zn[0] */
+static CHEM_HD void start_iterate(int n, const double *z0, double *acor, double *y, size_t inc)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double z[VL];
+        for (int u = 0; u < VL; u++) z[u] = i0 + u < n ? z0[(size_t)(i0 + u) * inc] : 0;
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) {
+                acor[(size_t)(i0 + u) * inc] = 0;
+                y[(size_t)(i0 + u) * inc] = z[u];
+            }
+    }
+}
+
+/* rhs[i rs] = g f_i - r zn[1]_i - acor_i */
+static CHEM_HD void newton_rhs(int n, double g, double r, const double *f, const double *z1, const double *acor,
+                               size_t inc, double *rhs, size_t rs)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double b[VL];
+        for (int u = 0; u < VL; u++) {
+            const size_t i = (size_t)(i0 + u) * inc;
+            b[u] = i0 + u < n ? g * f[i] - r * z1[i] - acor[i] : 0;
+        }
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) rhs[(size_t)(i0 + u) * rs] = b[u];
+    }
+}
+
+/* acor += s delta, y = zn[0] + acor; sum (s delta_i ewt_i)^2 in component order */
+static CHEM_HD double newton_step(int n, double s, const double *delta, size_t ds, const double *z0, const double *ewt,
+                                  double *acor, double *y, size_t inc)
+{
+    double del = 0;
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double a[VL], yy[VL];
+        for (int u = 0; u < VL; u++) {
+            const size_t i = (size_t)(i0 + u) * inc;
+            if (i0 + u < n) {
+                const double d = s * delta[(size_t)(i0 + u) * ds];
+                a[u] = acor[i] + d;
+                yy[u] = z0[i] + a[u];
+                const double e = d * ewt[i];
+                del += e * e;
+            }
+        }
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) {
+                acor[(size_t)(i0 + u) * inc] = a[u];
+                y[(size_t)(i0 + u) * inc] = yy[u];
+            }
+    }
+    return del;
+}
+
+/* tmp = acor - cquot zn[QMAX] */
+static CHEM_HD void order_up_diff(int n, double cquot, const double *acor, const double *zq, double *tmp, size_t inc)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double t[VL];
+        for (int u = 0; u < VL; u++) {
+            const size_t i = (size_t)(i0 + u) * inc;
+            t[u] = i0 + u < n ? acor[i] - cquot * zq[i] : 0;
+        }
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) tmp[(size_t)(i0 + u) * inc] = t[u];
+    }
 }
 
 CHEM_API void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0,
@@ -163,10 +248,8 @@ static CHEM_HD void pascal(double *z, int q, int sub)
             if (j <= q) z[j - 1] = sub ? z[j - 1] - z[j] : z[j - 1] + z[j];
 }
 
-/* The Nordsieck array's loops take VB components at a time, their loads
- * issued before their stores: a GPU thread (one per cell) then waits one
- * memory latency per VB components, not per component (a compiler may not
- * move a load above a store to a vector it cannot prove distinct). */
+/* The Nordsieck array's loops likewise, VB components at a time (fewer than
+ * VL: each holds q + 1 entries). */
 enum { VB = 2 };
 
 static CHEM_HD void shift(bdf_cell *c, int n, bdf_vecs v, int sub)
@@ -340,12 +423,7 @@ CHEM_API int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
     if ((need & BDF_NEED_SETUP) &&
         (c->nst == 0 || next == BDF_AFTER_CONV_FAIL || next == BDF_RETRY_JAC || c->nst >= c->nst_j + MSBJ))
         need |= BDF_NEED_JAC;
-    const double *CHEM_RESTRICT z0 = v.zn[0];
-    double *CHEM_RESTRICT acor = v.acor, *CHEM_RESTRICT y = v.y;
-    for (int i = 0; i < n; i++) {
-        acor[i * v.inc] = 0;
-        y[i * v.inc] = z0[i * v.inc];
-    }
+    start_iterate(n, v.zn[0], v.acor, v.y, v.inc);
     c->m = 0;
     c->jcur = 0;
     c->nfe++;
@@ -368,11 +446,7 @@ CHEM_API void bdf_setup_done(bdf_cell *c, int jac)
 
 CHEM_API void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, size_t inc)
 {
-    const double g = c->gamma, r = c->rl1;
-    const size_t s = v.inc;
-    const double *CHEM_RESTRICT f = v.f, *CHEM_RESTRICT z1 = v.zn[1], *CHEM_RESTRICT acor = v.acor;
-    double *CHEM_RESTRICT b = rhs;
-    for (int i = 0; i < n; i++) b[(size_t)i * inc] = g * f[i * s] - r * z1[i * s] - acor[i * s];
+    newton_rhs(n, c->gamma, c->rl1, v.f, v.zn[1], v.acor, v.inc, rhs, inc);
 }
 
 CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc)
@@ -380,16 +454,7 @@ CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *del
     const size_t vs = v.inc;
     /* M was formed with an older gamma: CVODE's correction of the step */
     const double s = c->gamrat != 1 ? 2 / (1 + c->gamrat) : 1;
-    double del = 0;
-    const double *CHEM_RESTRICT dl = delta, *CHEM_RESTRICT z0 = v.zn[0], *CHEM_RESTRICT ewt = v.ewt;
-    double *CHEM_RESTRICT acor = v.acor, *CHEM_RESTRICT y = v.y;
-    for (int i = 0; i < n; i++) {
-        const double d = s * dl[(size_t)i * inc];
-        acor[i * vs] += d;
-        y[i * vs] = z0[i * vs] + acor[i * vs];
-        const double a = d * ewt[i * vs];
-        del += a * a;
-    }
+    double del = newton_step(n, s, delta, inc, v.zn[0], v.ewt, v.acor, v.y, vs);
     del = sqrt(del / n);
     c->nni++;
     if (!isfinite(del)) return BDF_DIVERGED;
@@ -478,9 +543,7 @@ static CHEM_HD void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs
         }
         if (c->q < o->qmax && c->saved_tq5 != 0) {
             const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], (double)L);
-            const double *CHEM_RESTRICT acor = v.acor, *CHEM_RESTRICT zq = v.zn[BDF_QMAX];
-            double *CHEM_RESTRICT tmp = v.tmp;
-            for (int i = 0; i < n; i++) tmp[i * s] = acor[i * s] - cquot * zq[i * s];
+            order_up_diff(n, cquot, v.acor, v.zn[BDF_QMAX], v.tmp, s);
             const double dup = bdf_wrms(n, v.tmp, v.ewt, s) * c->tq[3];
             etaqp1 = 1 / (pow(BIAS3 * dup, 1.0 / (L + 1)) + ADDON);
         }

@@ -11,10 +11,6 @@
  *             no warning for the ones a file does not use), so that
  *             every .cu file that includes the sources has its own copy and
  *             no symbol clashes with the C objects or another .cu file.
- *   CHEM_RESTRICT  restrict: a pointer whose data no other pointer of the
- *             function reaches, so that a loop's loads may be issued ahead
- *             of the previous iteration's stores (a GPU thread otherwise
- *             waits a memory latency per iteration).
  */
 #ifndef CHEM_HD_H
 #define CHEM_HD_H
@@ -22,11 +18,9 @@
 #ifdef __CUDACC__
 #define CHEM_HD __host__ __device__
 #define CHEM_API static inline __host__ __device__
-#define CHEM_RESTRICT __restrict__
 #else
 #define CHEM_HD
 #define CHEM_API
-#define CHEM_RESTRICT restrict
 #endif
 
 #endif
