@@ -234,8 +234,9 @@ $(BUILD)/test/%: test/%.c $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) |
 	$(CC) $(CFLAGS) -Itest/common $< $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
 # test_chem checks the chemistry samples' kinetics (samples/chem/, compiled as objects,
-# not programs) against the Cantera references shipped there.
-CHEM_OBJ := $(patsubst %,$(BUILD)/samples/chem/%.o,tokens mech kinetics)
+# not programs) against the Cantera references shipped there, and the team kinetics
+# (kinetics_team.c, its lanes run one after the other on the CPU) against them.
+CHEM_OBJ := $(patsubst %,$(BUILD)/samples/chem/%.o,tokens mech kinetics kinetics_team kinetics_team_tables)
 $(CHEM_OBJ): $(wildcard samples/chem/*.h)
 $(BUILD)/test/test_chem: test/test_chem.c $(CHEM_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -257,9 +258,9 @@ $(BUILD)/test/test_chem_ensemble: test/test_chem_ensemble.c $(CHEM_ENS_OBJ) $(BU
 	    -DCHEM_ENSEMBLE_BIN='"$(abspath $(BUILD)/samples/chem_ensemble)"' $< $(CHEM_ENS_OBJ) \
 	    $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) $(LIB_A) $(CUDA_LIBS) $(REF_LIBS) -o $@
 
-# The chemistry's CUDA code (samples/chem/*.cu, when nvcc is found): kinetics.c, bdf.c and
-# ignition.c compiled for the device (samples/chem/hd.h).  gpu_chem checks the CUDA kinetics
-# against the CPU's.
+# The chemistry's CUDA code (samples/chem/*.cu, when nvcc is found): kinetics.c,
+# kinetics_team.c, bdf.c and ignition.c compiled for the device (samples/chem/hd.h).
+# gpu_chem checks the CUDA kinetics against the CPU's.
 CHEM_CUDA_OBJ := $(if $(NVCC),$(BUILD)/samples/chem/kinetics_cuda.o)
 $(CHEM_CUDA_OBJ) $(CHEM_ENS_CUDA): $(wildcard samples/chem/*.h samples/chem/*.c)
 $(BUILD)/test/gpu_chem: test/gpu_chem.c $(CHEM_OBJ) $(CHEM_CUDA_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(TEST_COMMON)) \

@@ -18,11 +18,12 @@
  * On the CUDA backend (-b cuda, or -b auto finding a GPU) the whole ensemble
  * lives on the GPU (samples/chem/ensemble_cuda.cu): kinetics, BDF stages and
  * the batched LU on device arrays; -l cublas replaces bsolve_dgetrf/dgetrs
- * with cuBLAS's batched getrf/getrs there, for the comparison.
+ * with cuBLAS's batched getrf/getrs there, for the comparison; -k thread
+ * evaluates the kinetics one thread per cell instead of a team per cell.
  *
  *   chem_ensemble [-m gri30|h2o2] [-c cells] [-t threads] [-r rtol] [-a atol]
  *                 [-e max relative delay error] [-l bsolve|cublas] [-L il|cm]
- *                 [-b cpu|cuda|auto] [-d data dir] [-q]
+ *                 [-k team|thread] [-b cpu|cuda|auto] [-d data dir] [-q]
  */
 #include "batchsolve.h"
 #include "cases.h"
@@ -43,7 +44,8 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: chem_ensemble [-m gri30|h2o2] [-c cells] [-t threads] [-r rtol] [-a atol] [-e maxerr]\n"
-                    "                     [-l bsolve|cublas] [-L il|cm] [-b cpu|cuda|auto] [-d datadir] [-q]\n");
+                    "                     [-l bsolve|cublas] [-L il|cm] [-k team|thread] [-b cpu|cuda|auto]\n"
+                    "                     [-d datadir] [-q]\n");
 }
 
 int main(int argc, char **argv)
@@ -54,7 +56,7 @@ int main(int argc, char **argv)
     ens_opts o;
     ens_default_opts(&o);
     int opt;
-    while ((opt = getopt(argc, argv, "m:c:t:r:a:e:l:L:b:d:qh")) != -1) {
+    while ((opt = getopt(argc, argv, "m:c:t:r:a:e:l:L:k:b:d:qh")) != -1) {
         switch (opt) {
         case 'm': mech = optarg; break;
         case 'c': ncell = atoi(optarg); break;
@@ -85,6 +87,14 @@ int main(int argc, char **argv)
                 o.layout = BSOLVE_INTERLEAVED;
             else if (strcmp(optarg, "cm") == 0)
                 o.layout = BSOLVE_COL_MAJOR;
+            else
+                return usage(), 2;
+            break;
+        case 'k':
+            if (strcmp(optarg, "team") == 0)
+                o.kinetics = ENS_KIN_TEAM;
+            else if (strcmp(optarg, "thread") == 0)
+                o.kinetics = ENS_KIN_THREAD;
             else
                 return usage(), 2;
             break;
@@ -144,7 +154,9 @@ int main(int argc, char **argv)
 
     printf("%s (n = %d), %d cells, %d threads, backend %s%s, linear solver %s, layout %s, rtol %g, atol %g\n",
            m->name, n, ncell, nthreads > 0 ? nthreads : omp_get_max_threads(),
-           bsolve_backend_name(bsolve_ctx_backend(ctx)), on_gpu ? " (cells on the device)" : "",
+           bsolve_backend_name(bsolve_ctx_backend(ctx)),
+           !on_gpu ? "" : o.kinetics == ENS_KIN_THREAD ? " (cells on the device, kinetics a thread per cell)"
+                                                       : " (cells on the device, kinetics a team per cell)",
            o.ls == ENS_LS_CUBLAS ? "cuBLAS batched" : "batchsolve",
            o.ls == ENS_LS_CUBLAS || o.layout == BSOLVE_COL_MAJOR ? "column-major" : "interleaved", o.rtol, o.atol);
     ens_stats st;
@@ -202,6 +214,9 @@ int main(int argc, char **argv)
            st.t_rhs, 100 * st.t_rhs / st.t_total, st.t_jac, 100 * st.t_jac / st.t_total, st.t_form,
            100 * st.t_form / st.t_total, st.t_factor, 100 * st.t_factor / st.t_total, st.t_solve,
            100 * st.t_solve / st.t_total, other, 100 * other / st.t_total);
+    if (on_gpu)
+        printf("integrator: its kernels %.3f s, the rest (launches, waits for counts, setup) %.3f s\n", st.t_bdf,
+               other - st.t_bdf);
     printf("linear algebra (factor + solve) %.3f s of %.3f s end to end%s\n", st.t_factor + st.t_solve, st.t_total,
            on_gpu ? " (stage times from CUDA events on the device; end to end includes its setup)" : "");
     printf("linear algebra: %ld getrf calls, %ld systems factored for %ld needed; %ld getrs calls, %ld systems "

@@ -18,8 +18,11 @@
  *     s_j), s_j = max(|x_j|, 1e-6), R_i the row's scale: its gross rate, or
  *     its largest change max_k |J_ik| s_k, if larger; and the f that comes
  *     with it as the right-hand side.
- * Every kernel runs on a user stream.  Prints "SKIP: no CUDA device" and
- * exits 0 without a GPU.  The data files are found in CHEM_DATA_DIR.
+ * Both kinds of kernels: a team per cell (the default) and one thread per
+ * cell (the fallback for mechanisms whose team workspace does not fit,
+ * forced with chem_cuda_mech_use_team).  Every kernel runs on a user
+ * stream.  Prints "SKIP: no CUDA device" and exits 0 without a GPU.  The
+ * data files are found in CHEM_DATA_DIR.
  */
 #include <math.h>
 #include <stdio.h>
@@ -101,7 +104,7 @@ static double cmp(double dev, double cpu, double scale, const char *mech, const 
     return scale > 0 ? e / scale : e == 0 ? 0 : INFINITY;
 }
 
-static void run_mech(const char *name, cudaStream_t us)
+static void run_mech(const char *name, int team, cudaStream_t us)
 {
     char path[1024], msg[512];
     chem_mech *m;
@@ -161,6 +164,7 @@ static void run_mech(const char *name, cudaStream_t us)
     const int rc = chem_cuda_mech_create(m, &dm, msg, sizeof msg);
     CHECK(rc == CHEM_OK, "chem_cuda_mech_create: %s", msg);
     if (rc != CHEM_OK) exit(1);
+    CHECK(chem_cuda_mech_use_team(dm, team) == team, "%s: team kernels %s", name, team ? "not there" : "not dropped");
     double *dT, *dP, *dx, *dw, *dg, *df, *dfj, *dJ;
     int *ds;
     CU(cudaMalloc((void **)&dT, Ns * sizeof(double)));
@@ -230,8 +234,9 @@ static void run_mech(const char *name, cudaStream_t us)
             }
         }
     }
-    printf("%s: %d cells (%d states): worst error over the scale: rates %.2g, rhs %.2g, Jacobian %.2g (tolerance %g)\n",
-           name, N, s.n, worst_r, worst_f, worst_J, RTOL);
+    printf("%s, %s: %d cells (%d states): worst error over the scale: rates %.2g, rhs %.2g, Jacobian %.2g "
+           "(tolerance %g)\n",
+           name, team ? "a team per cell" : "a thread per cell", N, s.n, worst_r, worst_f, worst_J, RTOL);
 
     chem_cuda_mech_free(dm);
     cudaFree(dT), cudaFree(dP), cudaFree(dx), cudaFree(dw), cudaFree(dg), cudaFree(df), cudaFree(dfj), cudaFree(dJ);
@@ -258,7 +263,8 @@ int main(void)
     cudaStream_t us;
     CU(cudaStreamCreateWithFlags(&us, cudaStreamNonBlocking));
     static const char *mechs[] = {"h2o2", "gri30", "pdep"};
-    for (int i = 0; i < 3; i++) run_mech(mechs[i], us);
+    for (int i = 0; i < 3; i++)
+        for (int team = 1; team >= 0; team--) run_mech(mechs[i], team, us);
     CU(cudaStreamDestroy(us));
     printf("%s: %ld checks, %ld failed\n", nfail ? "FAIL" : "PASS", nchecks, nfail);
     return nfail ? 1 : 0;

@@ -6,7 +6,8 @@
  *   - every reference case of h2o2 and gri30 ignites, each cell within
  *     DELAY_RTOL of Cantera's delay, in a plausible number of steps, with
  *     batchsolve (interleaved and column-major) and with cuBLAS as the
- *     linear solver;
+ *     linear solver, with the kinetics by teams (the default) and by one
+ *     thread per cell (ENS_KIN_THREAD);
  *   - the cells' delays within CPU_RTOL of the CPU path's (the two differ
  *     by the math library's rounding only, which the step sequence
  *     amplifies to the integrator's own error), the ensemble's steps within
@@ -148,7 +149,19 @@ static ens_opts opts(void)
     return o;
 }
 
-/* one mechanism, 36 cells: GPU (batchsolve IL and CM, cuBLAS) against Cantera and the CPU */
+/* each cell's delay on the GPU (g) within CPU_RTOL of the CPU's (c); the worst difference */
+static double cpu_diff(const run *g, const run *c, const char *what)
+{
+    double w = 0;
+    for (int i = 0; i < g->ncell; i++) {
+        const double e = fabs(g->res[i].tau - c->res[i].tau) / c->res[i].tau;
+        CHECK(e <= CPU_RTOL, "%s cell %d: delay %.17g, CPU %.17g", what, i, g->res[i].tau, c->res[i].tau);
+        if (e > w || isnan(e)) w = isnan(e) ? INFINITY : e;
+    }
+    return w;
+}
+
+/* one mechanism, 36 cells: GPU (batchsolve IL and CM, cuBLAS; team and thread kinetics) against Cantera and the CPU */
 static void mech_runs(const char *name, bsolve_ctx *gpu, bsolve_ctx *cpu)
 {
     char what[128];
@@ -159,12 +172,7 @@ static void mech_runs(const char *name, bsolve_ctx *gpu, bsolve_ctx *cpu)
     snprintf(what, sizeof what, "%s GPU batchsolve", name);
     const double wi = check_delays(&ri, what);
     check_same_cases(&ri, what);
-    double wc = 0;
-    for (int c = 0; c < 36; c++) {
-        const double e = fabs(ri.res[c].tau - rc.res[c].tau) / rc.res[c].tau;
-        CHECK(e <= CPU_RTOL, "%s cell %d: delay %.17g, CPU %.17g", what, c, ri.res[c].tau, rc.res[c].tau);
-        if (e > wc || isnan(e)) wc = isnan(e) ? INFINITY : e;
-    }
+    const double wc = cpu_diff(&ri, &rc, what);
     const long si = total_steps(&ri), sc = total_steps(&rc);
     CHECK(labs(si - sc) <= STEPS_RTOL * sc, "%s: %ld steps, CPU %ld", what, si, sc);
     CHECK(ri.st.getrf_calls > 0 && ri.st.getrs_calls > ri.st.getrf_calls && ri.st.factors_needed > 0,
@@ -189,6 +197,16 @@ static void mech_runs(const char *name, bsolve_ctx *gpu, bsolve_ctx *cpu)
         run_free(&rm);
     }
     o.layout = BSOLVE_INTERLEAVED;
+    o.kinetics = ENS_KIN_THREAD;
+    if (run_ensemble(&rm, name, 36, &o, gpu, 1) == 0) {
+        snprintf(what, sizeof what, "%s GPU batchsolve, kinetics a thread per cell", name);
+        const double wt = check_delays(&rm, what);
+        check_same_cases(&rm, what);
+        const double wtc = cpu_diff(&rm, &rc, what);
+        printf("%s, 36 cells: worst relative delay difference %.2e from Cantera, %.2e from the CPU\n", what, wt, wtc);
+        run_free(&rm);
+    }
+    o.kinetics = ENS_KIN_TEAM;
     o.ls = ENS_LS_CUBLAS;
     if (run_ensemble(&rb, name, 36, &o, gpu, 1) == 0) {
         snprintf(what, sizeof what, "%s GPU cuBLAS", name);
@@ -276,6 +294,7 @@ int main(void)
     CHECK(run_sample("-b cuda -m h2o2 -c 36 -q") == 0, "chem_ensemble -b cuda");
     CHECK(run_sample("-b cuda -l cublas -m h2o2 -c 36 -q") == 0, "chem_ensemble -b cuda -l cublas");
     CHECK(run_sample("-b cuda -L cm -m gri30 -c 18 -q") == 0, "chem_ensemble -b cuda -L cm");
+    CHECK(run_sample("-b cuda -k thread -m gri30 -c 18 -q") == 0, "chem_ensemble -b cuda -k thread");
 #endif
     bsolve_ctx_destroy(gpu);
     bsolve_ctx_destroy(cpu);

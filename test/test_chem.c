@@ -23,7 +23,13 @@
  *     its largest change for a change s_k of one variable, if larger): the
  *     quotient's own rounding and truncation errors, ~1e-10 R_i / s_j;
  *   - loading errors and states outside the model are reported, not crashed
- *     on; cells evaluated on several threads give the serial results.
+ *     on; cells evaluated on several threads give the serial results;
+ *   - the team kinetics (kinetics_team.c, the GPU's; here its lanes run one
+ *     after the other) against kinetics.c at every reference state, for
+ *     teams of several sizes, vectors strided with NaN between them: every
+ *     output within TEAM_RTOL of kinetics.c's on the scales above (they
+ *     differ by the order of the sums only), nothing written between them,
+ *     the same status outside the model.
  * The data files are found in CHEM_DATA_DIR (the Makefile passes the
  * absolute path of samples/chem).
  */
@@ -31,6 +37,7 @@
 #include "testlib.h"
 
 #include "kinetics.h"
+#include "kinetics_team.h"
 #include "tokens.h"
 
 #include <math.h>
@@ -46,6 +53,8 @@
 #define JAC_RTOL 1e-6
 #define JAC_FLOOR 1e-2
 #define JAC_EVERY 8 /* the Jacobian is checked at every 8th reference state */
+#define TEAM_RTOL 1e-11
+#define TEAM_INC 3 /* stride of the team kinetics' vectors in t_team */
 
 /* ---------------------------------------------------------------- reference files */
 
@@ -462,6 +471,116 @@ START_TEST(t_errors)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- team kinetics */
+
+/* |a - b| <= TEAM_RTOL scale (a NaN fails), recorded; the error over the scale */
+static double team_cmp(double a, double b, double scale, const char *what, int s, int i, int j)
+{
+    const double e = fabs(a - b);
+    TL_EXPECT(e <= TEAM_RTOL * scale, "state %d %s (%d, %d): team %.17g, kinetics.c %.17g (scale %g)", s, what, i, j,
+              a, b, scale);
+    return scale > 0 ? e / scale : e == 0 ? 0 : INFINITY;
+}
+
+/* entries i inc + 1 .. i inc + inc - 1 of v (n entries) still hold the sentinel */
+static void team_gaps(const double *v, int n, const char *what, int s)
+{
+    for (int i = 0; i < n * TEAM_INC; i++)
+        if (i % TEAM_INC) TL_EXPECT(v[i] == -7.0, "state %d %s: entry %d between the vector's written", s, what, i);
+}
+
+START_TEST(t_team)
+{
+    static const int sizes[][2] = {{32, 256}, {7, 5}, {1, 3}, {64, 1024}}; /* Tr, Tj */
+    for (int i = 0; i < NMECH; i++) {
+        chem_mech *m;
+        ref r;
+        load(mechs[i], &m, &r);
+        const int K = m->nsp, n = K + 1, I = TEAM_INC;
+        const size_t nn = (size_t)n * n;
+        double *work = malloc(chem_work_len(m) * sizeof(double)), *x = malloc((size_t)n * sizeof(double)),
+               *w = malloc((size_t)K * sizeof(double)), *gr = malloc((size_t)K * sizeof(double)),
+               *f = malloc((size_t)n * sizeof(double)), *fj = malloc((size_t)n * sizeof(double)),
+               *J = malloc(nn * sizeof(double)), *R = malloc((size_t)n * sizeof(double)),
+               *H = malloc((size_t)K * sizeof(double));
+        /* strided copies: input with NaN gaps, outputs with sentinel gaps */
+        double *xs = malloc((size_t)n * I * sizeof(double)), *ws_ = malloc((size_t)K * I * sizeof(double)),
+               *gs = malloc((size_t)K * I * sizeof(double)), *fs = malloc((size_t)n * I * sizeof(double)),
+               *fjs = malloc((size_t)n * I * sizeof(double)), *Js = malloc(nn * I * sizeof(double));
+        ck_assert(work && x && w && gr && f && fj && J && R && H && xs && ws_ && gs && fs && fjs && Js);
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            chem_team *t;
+            char msg[256];
+            const int rc = chem_team_create(m, sizes[z][0], sizes[z][1], &t, msg, sizeof msg);
+            ck_assert_msg(rc == CHEM_OK, "chem_team_create: %s", msg);
+            const size_t lw = t->ws_jac > t->ws_rates ? t->ws_jac : t->ws_rates;
+            double *tw = malloc(lw * sizeof(double));
+            ck_assert(tw != NULL);
+            double worst_r = 0, worst_f = 0, worst_J = 0;
+            for (int s = 0; s < r.nstate + 2; s++) {
+                /* the reference states, then two outside the model (T < 0; no species) */
+                const ref_state *st = &r.st[s < r.nstate ? s : 0];
+                normalized(K, st->Y, x);
+                x[K] = s == r.nstate ? -st->T : st->T;
+                if (s == r.nstate + 1)
+                    for (int k = 0; k < K; k++) x[k] = 0;
+                for (int e = 0; e < n * I; e++) xs[e] = e % I ? NAN : x[e / I];
+                for (size_t e = 0; e < nn * I; e++) Js[e] = -7.0;
+                for (int e = 0; e < n * I; e++) fs[e] = fjs[e] = -7.0;
+                for (int e = 0; e < K * I; e++) ws_[e] = gs[e] = -7.0;
+                int c1 = chem_rates(m, x[K], st->P, x, w, gr, work), c2 = chem_rhs(m, st->P, x, f, work);
+                int c3 = chem_jacobian(m, st->P, x, fj, J, work);
+                int t1 = chem_team_rates(m, t, -1, x[K], st->P, xs, ws_, gs, (size_t)I, tw);
+                int t2 = chem_team_rhs(m, t, -1, st->P, xs, fs, (size_t)I, tw);
+                int t3 = chem_team_jacobian(m, t, -1, st->P, xs, fjs, Js, (size_t)I, tw);
+                TL_EXPECT(c1 == t1 && c2 == t2 && c3 == t3 && (c1 != CHEM_OK) == (s >= r.nstate),
+                          "%d lanes, state %d: statuses %d %d %d, team %d %d %d", t->Tr, s, c1, c2, c3, t1, t2, t3);
+                if (s >= r.nstate || c1 || c2 || c3) continue;
+                team_gaps(ws_, K, "wdot", s);
+                team_gaps(gs, K, "gross", s);
+                team_gaps(fs, n, "rhs", s);
+                team_gaps(fjs, n, "Jacobian's rhs", s);
+                team_gaps(Js, n * n, "J", s);
+                /* scales: gpu_chem's (the gross rates in each row's units; J's rows' largest changes) */
+                double rho, rcp;
+                props(m, x[K], st->P, x, &rho, &rcp, H);
+                R[K] = 0;
+                for (int k = 0; k < K; k++) {
+                    worst_r = fmax(worst_r, team_cmp(gs[k * I], gr[k], gr[k], "gross", s, k, 0));
+                    worst_r = fmax(worst_r, team_cmp(ws_[k * I], w[k], fmax(fabs(w[k]), GROSS_FLOOR * gr[k]), "wdot", s,
+                                                     k, 0));
+                    R[k] = gr[k] * m->W[k] / rho;
+                    R[K] += fabs(H[k]) * gr[k] / rcp;
+                }
+                for (int k = 0; k < n; k++) {
+                    const double sc = fmax(fabs(f[k]), GROSS_FLOOR * R[k]);
+                    worst_f = fmax(worst_f, team_cmp(fs[k * I], f[k], sc, "rhs", s, k, 0));
+                    worst_f = fmax(worst_f, team_cmp(fjs[k * I], fj[k], fmax(fabs(fj[k]), GROSS_FLOOR * R[k]),
+                                                     "Jacobian's rhs", s, k, 0));
+                    for (int j = 0; j < n; j++) R[k] = fmax(R[k], fabs(J[k + (size_t)j * n]) * fmax(fabs(x[j]), 1e-6));
+                }
+                for (int j = 0; j < n; j++)
+                    for (int k = 0; k < n; k++) {
+                        const size_t e = (size_t)k + (size_t)j * n;
+                        const double sc = fmax(fabs(J[e]), GROSS_FLOOR * R[k] / fmax(fabs(x[j]), 1e-6));
+                        worst_J = fmax(worst_J, team_cmp(Js[e * I], J[e], sc, "J", s, k, j));
+                    }
+            }
+            printf("%s team kinetics, %d + %d lanes: worst error over the scale: rates %.2g, rhs %.2g, Jacobian "
+                   "%.2g (tolerance %g)\n",
+                   mechs[i], t->Tr, t->Tj, worst_r, worst_f, worst_J, TEAM_RTOL);
+            TL_CLEAN("%s team kinetics, %d + %d lanes", mechs[i], t->Tr, t->Tj);
+            free(tw);
+            chem_team_free(t);
+        }
+        free(work), free(x), free(w), free(gr), free(f), free(fj), free(J), free(R), free(H);
+        free(xs), free(ws_), free(gs), free(fs), free(fjs), free(Js);
+        ref_free(&r);
+        chem_mech_free(m);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- threads */
 
 /* Cells evaluated on several threads, a workspace each, give the serial bits. */
@@ -515,6 +634,7 @@ int main(void)
     tcase_add_test(tc, t_jacobian);
     tcase_add_test(tc, t_errors);
     tcase_add_test(tc, t_threads);
+    tcase_add_test(tc, t_team);
     suite_add_tcase(s, tc);
     return tl_main(s);
 }

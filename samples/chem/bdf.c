@@ -85,9 +85,96 @@ CHEM_API double bdf_wrms(int n, const double *v, const double *w, size_t inc)
     return sqrt(s / n);
 }
 
+/* The vector loops take VL components at a time, their loads issued
+ * before their stores: a GPU thread (one per cell) otherwise waits a
+ * memory latency per component, as the compiler may not move a load above
+ * a store to another vector it cannot prove distinct (restrict pointers
+ * do not survive inlining into the ensemble's kernels). */
+enum { VL = 4 };
+
+static CHEM_HD void ewt_of(int n, double rtol, const double *atol, const double *y, double *ewt, size_t inc)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double w[VL];
+        for (int u = 0; u < VL; u++)
+            w[u] = i0 + u < n ? 1.0 / (rtol * fabs(y[(size_t)(i0 + u) * inc]) + atol[i0 + u]) : 0;
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) ewt[(size_t)(i0 + u) * inc] = w[u];
+    }
+}
+
 static CHEM_HD void set_ewt(const bdf_opts *o, int n, const double *y, double *ewt, size_t inc)
 {
-    for (int i = 0; i < n; i++) ewt[i * inc] = 1.0 / (o->rtol * fabs(y[i * inc]) + o->atol[i]);
+    ewt_of(n, o->rtol, o->atol, y, ewt, inc);
+}
+
+/* acor = 0, y = zn[0] */
+static CHEM_HD void start_iterate(int n, const double *z0, double *acor, double *y, size_t inc)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double z[VL];
+        for (int u = 0; u < VL; u++) z[u] = i0 + u < n ? z0[(size_t)(i0 + u) * inc] : 0;
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) {
+                acor[(size_t)(i0 + u) * inc] = 0;
+                y[(size_t)(i0 + u) * inc] = z[u];
+            }
+    }
+}
+
+/* rhs[i rs] = g f_i - r zn[1]_i - acor_i */
+static CHEM_HD void newton_rhs(int n, double g, double r, const double *f, const double *z1, const double *acor,
+                               size_t inc, double *rhs, size_t rs)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double b[VL];
+        for (int u = 0; u < VL; u++) {
+            const size_t i = (size_t)(i0 + u) * inc;
+            b[u] = i0 + u < n ? g * f[i] - r * z1[i] - acor[i] : 0;
+        }
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) rhs[(size_t)(i0 + u) * rs] = b[u];
+    }
+}
+
+/* acor += s delta, y = zn[0] + acor; sum (s delta_i ewt_i)^2 in component order */
+static CHEM_HD double newton_step(int n, double s, const double *delta, size_t ds, const double *z0, const double *ewt,
+                                  double *acor, double *y, size_t inc)
+{
+    double del = 0;
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double a[VL], yy[VL];
+        for (int u = 0; u < VL; u++) {
+            const size_t i = (size_t)(i0 + u) * inc;
+            if (i0 + u < n) {
+                const double d = s * delta[(size_t)(i0 + u) * ds];
+                a[u] = acor[i] + d;
+                yy[u] = z0[i] + a[u];
+                const double e = d * ewt[i];
+                del += e * e;
+            }
+        }
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) {
+                acor[(size_t)(i0 + u) * inc] = a[u];
+                y[(size_t)(i0 + u) * inc] = yy[u];
+            }
+    }
+    return del;
+}
+
+/* tmp = acor - cquot zn[QMAX] */
+static CHEM_HD void order_up_diff(int n, double cquot, const double *acor, const double *zq, double *tmp, size_t inc)
+{
+    for (int i0 = 0; i0 < n; i0 += VL) {
+        double t[VL];
+        for (int u = 0; u < VL; u++) {
+            const size_t i = (size_t)(i0 + u) * inc;
+            t[u] = i0 + u < n ? acor[i] - cquot * zq[i] : 0;
+        }
+        for (int u = 0; u < VL; u++)
+            if (i0 + u < n) tmp[(size_t)(i0 + u) * inc] = t[u];
+    }
 }
 
 CHEM_API void bdf_init(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v, double t0, const double *y0,
@@ -149,37 +236,64 @@ CHEM_API double bdf_initial_step(int n, const double *y0, const double *f0, cons
 
 /* ------------------------------------------------------------------ Nordsieck array */
 
-static CHEM_HD void predict(bdf_cell *c, int n, bdf_vecs v)
+/* The prediction's Pascal triangle (zn[j-1] += zn[j] for k = 1..q, j = q..k)
+ * on one component z[0..q], or its inverse (sub), in the same order as over
+ * whole vectors: a cell's vectors are read and written once per component
+ * instead of once per step of the triangle.  The loops run to BDF_QMAX so
+ * that z is registers once unrolled. */
+static CHEM_HD void pascal(double *z, int q, int sub)
+{
+    for (int k = 1; k <= BDF_QMAX; k++)
+        for (int j = BDF_QMAX; j >= k; j--)
+            if (j <= q) z[j - 1] = sub ? z[j - 1] - z[j] : z[j - 1] + z[j];
+}
+
+/* The Nordsieck array's loops likewise, VB components at a time (fewer than
+ * VL: each holds q + 1 entries). */
+enum { VB = 2 };
+
+static CHEM_HD void shift(bdf_cell *c, int n, bdf_vecs v, int sub)
 {
     const size_t s = v.inc;
+    const int q = c->q;
+    for (int i0 = 0; i0 < n; i0 += VB) {
+        double z[VB][BDF_QMAX + 1];
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j <= BDF_QMAX; j++) z[u][j] = j <= q && i0 + u < n ? v.zn[j][(size_t)(i0 + u) * s] : 0;
+        for (int u = 0; u < VB; u++) pascal(z[u], q, sub);
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j < BDF_QMAX; j++)
+                if (j < q && i0 + u < n) v.zn[j][(size_t)(i0 + u) * s] = z[u][j];
+    }
+}
+
+static CHEM_HD void predict(bdf_cell *c, int n, bdf_vecs v)
+{
     c->t_saved = c->t;
     c->t += c->h;
-    for (int k = 1; k <= c->q; k++)
-        for (int j = c->q; j >= k; j--) {
-            double *a = v.zn[j - 1];
-            const double *b = v.zn[j];
-            for (int i = 0; i < n; i++) a[i * s] += b[i * s];
-        }
+    shift(c, n, v, 0);
 }
 
 static CHEM_HD void restore(bdf_cell *c, int n, bdf_vecs v)
 {
-    const size_t s = v.inc;
     c->t = c->t_saved;
-    for (int k = 1; k <= c->q; k++)
-        for (int j = c->q; j >= k; j--) {
-            double *a = v.zn[j - 1];
-            const double *b = v.zn[j];
-            for (int i = 0; i < n; i++) a[i * s] -= b[i * s];
-        }
+    shift(c, n, v, 1);
 }
 
 static CHEM_HD void rescale(bdf_cell *c, int n, bdf_vecs v)
 {
-    double f = c->eta;
-    for (int j = 1; j <= c->q; j++) {
-        for (int i = 0; i < n; i++) v.zn[j][i * v.inc] *= f;
-        f *= c->eta;
+    const size_t s = v.inc;
+    const int q = c->q;
+    double f[BDF_QMAX + 1]; /* zn[j] *= eta^j, the powers as successive products */
+    f[0] = 1;
+    for (int j = 1; j <= BDF_QMAX; j++) f[j] = j == 1 ? c->eta : f[j - 1] * c->eta;
+    for (int i0 = 0; i0 < n; i0 += VB) {
+        double z[VB][BDF_QMAX + 1];
+        for (int u = 0; u < VB; u++)
+            for (int j = 1; j <= BDF_QMAX; j++) z[u][j] = j <= q && i0 + u < n ? v.zn[j][(size_t)(i0 + u) * s] : 0;
+        for (int u = 0; u < VB; u++)
+            for (int j = 1; j <= BDF_QMAX; j++)
+                if (j <= q && i0 + u < n) v.zn[j][(size_t)(i0 + u) * s] = z[u][j] * f[j];
     }
     c->h = c->hscale * c->eta;
     c->hscale = c->h;
@@ -309,10 +423,7 @@ CHEM_API int bdf_begin(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs v)
     if ((need & BDF_NEED_SETUP) &&
         (c->nst == 0 || next == BDF_AFTER_CONV_FAIL || next == BDF_RETRY_JAC || c->nst >= c->nst_j + MSBJ))
         need |= BDF_NEED_JAC;
-    for (int i = 0; i < n; i++) {
-        v.acor[i * v.inc] = 0;
-        v.y[i * v.inc] = v.zn[0][i * v.inc];
-    }
+    start_iterate(n, v.zn[0], v.acor, v.y, v.inc);
     c->m = 0;
     c->jcur = 0;
     c->nfe++;
@@ -335,9 +446,7 @@ CHEM_API void bdf_setup_done(bdf_cell *c, int jac)
 
 CHEM_API void bdf_newton_rhs(const bdf_cell *c, int n, bdf_vecs v, double *rhs, size_t inc)
 {
-    const double g = c->gamma, r = c->rl1;
-    const size_t s = v.inc;
-    for (int i = 0; i < n; i++) rhs[(size_t)i * inc] = g * v.f[i * s] - r * v.zn[1][i * s] - v.acor[i * s];
+    newton_rhs(n, c->gamma, c->rl1, v.f, v.zn[1], v.acor, v.inc, rhs, inc);
 }
 
 CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *delta, size_t inc)
@@ -345,14 +454,7 @@ CHEM_API int bdf_newton_update(bdf_cell *c, int n, bdf_vecs v, const double *del
     const size_t vs = v.inc;
     /* M was formed with an older gamma: CVODE's correction of the step */
     const double s = c->gamrat != 1 ? 2 / (1 + c->gamrat) : 1;
-    double del = 0;
-    for (int i = 0; i < n; i++) {
-        const double d = s * delta[(size_t)i * inc];
-        v.acor[i * vs] += d;
-        v.y[i * vs] = v.zn[0][i * vs] + v.acor[i * vs];
-        const double a = d * v.ewt[i * vs];
-        del += a * a;
-    }
+    double del = newton_step(n, s, delta, inc, v.zn[0], v.ewt, v.acor, v.y, vs);
     del = sqrt(del / n);
     c->nni++;
     if (!isfinite(del)) return BDF_DIVERGED;
@@ -396,8 +498,20 @@ static CHEM_HD void complete_step(bdf_cell *c, int n, bdf_vecs v)
     for (int i = c->q; i >= 2; i--) c->tau[i] = c->tau[i - 1];
     if (c->q == 1 && c->nst > 1) c->tau[2] = c->tau[1];
     c->tau[1] = c->h;
-    for (int j = 0; j <= c->q; j++)
-        for (int i = 0; i < n; i++) v.zn[j][i * s] += c->l[j] * v.acor[i * s];
+    const int q = c->q;
+    for (int i0 = 0; i0 < n; i0 += VB) { /* component by component: acor read once */
+        double a[VB], z[VB][BDF_QMAX + 1];
+        for (int u = 0; u < VB; u++) {
+            const size_t i = (size_t)(i0 + u) * s;
+            a[u] = i0 + u < n ? v.acor[i] : 0;
+            for (int j = 0; j <= BDF_QMAX; j++) z[u][j] = j <= q && i0 + u < n ? v.zn[j][i] : 0;
+        }
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j <= BDF_QMAX; j++) z[u][j] += c->l[j] * a[u];
+        for (int u = 0; u < VB; u++)
+            for (int j = 0; j <= BDF_QMAX; j++)
+                if (j <= q && i0 + u < n) v.zn[j][(size_t)(i0 + u) * s] = z[u][j];
+    }
     c->qwait--;
     if (c->qwait == 1 && c->q != BDF_QMAX) {
         for (int i = 0; i < n; i++) v.zn[BDF_QMAX][i * s] = v.acor[i * s];
@@ -429,7 +543,7 @@ static CHEM_HD void prepare_next(bdf_cell *c, const bdf_opts *o, int n, bdf_vecs
         }
         if (c->q < o->qmax && c->saved_tq5 != 0) {
             const double cquot = c->tq[5] / c->saved_tq5 * pow(c->h / c->tau[2], (double)L);
-            for (int i = 0; i < n; i++) v.tmp[i * s] = v.acor[i * s] - cquot * v.zn[BDF_QMAX][i * s];
+            order_up_diff(n, cquot, v.acor, v.zn[BDF_QMAX], v.tmp, s);
             const double dup = bdf_wrms(n, v.tmp, v.ewt, s) * c->tq[3];
             etaqp1 = 1 / (pow(BIAS3 * dup, 1.0 / (L + 1)) + ADDON);
         }

@@ -75,6 +75,7 @@ void ens_default_opts(ens_opts *o)
     o->max_steps = 100000;
     o->qmax = 5;
     o->ls = ENS_LS_BSOLVE;
+    o->kinetics = ENS_KIN_TEAM;
     o->layout = BSOLVE_INTERLEAVED;
 }
 

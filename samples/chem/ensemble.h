@@ -23,8 +23,8 @@
  * factorization (n^2 + n each).
  *
  * ens_run_cuda (ensemble_cuda.cu, in builds with CUDA) runs the same sweeps
- * entirely on the GPU: every stage a kernel, one thread per cell, over
- * device-resident cells.
+ * entirely on the GPU: every stage a kernel over device-resident cells, the
+ * integrator's one thread per cell, the kinetics' a team per cell.
  */
 #ifndef CHEM_ENSEMBLE_H
 #define CHEM_ENSEMBLE_H
@@ -43,6 +43,12 @@ typedef enum {
                           systems that need them (pointer arrays), column-major */
 } ens_linsolve;
 
+/* ens_run_cuda's kinetics kernels (kinetics_cuda.h). */
+typedef enum {
+    ENS_KIN_TEAM = 0, /* a team per cell (a warp for f, a block for J), where the mechanism's fits */
+    ENS_KIN_THREAD    /* one thread per cell, its arrays in local memory */
+} ens_kinetics;
+
 typedef struct ens_opts {
     double rtol;         /* relative tolerance */
     double atol;         /* absolute tolerance of the mass fractions */
@@ -52,6 +58,7 @@ typedef struct ens_opts {
     int qmax;            /* highest BDF order, 1..5 */
     int nthreads;        /* OpenMP threads of the per-cell loops; 0: OpenMP's default */
     ens_linsolve ls;
+    ens_kinetics kinetics; /* ens_run_cuda only */
     bsolve_layout_kind layout; /* of the batched M and right-hand sides: INTERLEAVED or COL_MAJOR */
     /* Tests only: called after each Jacobian evaluation of a cell (J: n x n,
      * column-major), e.g. to make it singular; NULL for none. */
@@ -90,8 +97,9 @@ typedef struct ens_cell_result {
 } ens_cell_result;
 
 typedef struct ens_stats {
-    /* seconds of wall time in each part of the sweeps */
-    double t_rhs, t_jac, t_form, t_factor, t_solve, t_total;
+    /* seconds of wall time in each part of the sweeps; t_bdf: the
+     * integrator's own kernels (ens_run_cuda only; 0 on the CPU) */
+    double t_rhs, t_jac, t_form, t_factor, t_solve, t_bdf, t_total;
     long sweeps, getrf_calls, getrs_calls;
     long factors_needed, factors_done; /* cells that needed a new M; systems factored */
     long solves_needed, solves_done;   /* cells iterating; systems solved */

@@ -1,8 +1,10 @@
 /*
  * ensemble_cuda.cu -- the reactor ensemble on the GPU (ensemble.h,
- * ens_run_cuda): ensemble.c's sweeps with every per-cell stage a kernel,
- * one thread per cell, running bdf.c, ignition.c and kinetics.c themselves
- * (compiled for the device here, hd.h).
+ * ens_run_cuda): ensemble.c's sweeps with every per-cell stage a kernel
+ * running bdf.c, ignition.c and the kinetics themselves (compiled for the
+ * device here, hd.h): the integrator's stages one thread per cell, f a warp
+ * per cell and J a block per cell (kinetics_team.c; ENS_KIN_THREAD: one
+ * thread per cell, kinetics.c).
  *
  * Device-resident per cell: the BDF scalars and ignition tracker (arrays of
  * structs), the vectors and the Jacobian interleaved by cell (entry i of
@@ -14,7 +16,7 @@
  * compacted with cub's DeviceSelect after each sweep, so that the threads of
  * a warp handle cells that sit next to each other in memory; the cells that
  * need a Jacobian are compacted the same way before its kernel, which is
- * ten times the cost of the others and would leave most of a warp idle.
+ * ten times the cost of the others.
  *
  * Linear algebra, as ensemble.c does it:
  *   ENS_LS_BSOLVE  slots (slot_cell / slot) as in ensemble.c: one
@@ -35,6 +37,7 @@
 #include "bdf.c"
 #include "ignition.c"
 #include "kinetics.c"
+#include "kinetics_team.c"
 
 #include "ensemble.h"
 #include "kinetics_cuda.h"
@@ -57,9 +60,16 @@ enum { PH_IDLE = 0, PH_ITER, PH_CONV, PH_FAIL };
 enum { C_SETUP, C_NEEDED, C_ITER, C_FORMED, C_NJ, C_NFORM, C_NSOLVE, C_NACT, C_N };
 
 /* stage times (ens_stats) */
-enum { T_RHS, T_JAC, T_FORM, T_FACTOR, T_SOLVE, T_N };
+enum { T_RHS, T_JAC, T_FORM, T_FACTOR, T_SOLVE, T_BDF, T_N };
 
-enum { THREADS = 128, MAX_INTERVALS = 32 };
+enum {
+    THREADS = 128,
+    MAX_INTERVALS = 32,
+    RHS_CELLS = 4, /* warps (cells) per block of the team rhs */
+    FORM_Y = 8,    /* column groups per block of k_form (x: 32 slots) */
+    FORM_GY = 2,   /* ... blocks of them per 32 slots */
+    FORM_R = 8     /* rows of a column a k_form thread loads at once */
+};
 
 /* what the kernels see, by value */
 typedef struct dview {
@@ -81,8 +91,15 @@ typedef struct dview {
     int poison_cell;
 } dview;
 
+/* The kinetics kernels' teams (kinetics_team.h), NULL: one thread per cell. */
+typedef struct dteam {
+    const chem_team *t; /* host copy of the device tables' addresses */
+    unsigned jac_grid;  /* blocks of k_jac_team: as many as fit the device at once */
+} dteam;
+
 typedef struct dens {
     dview v;
+    dteam tm;
     const ens_opts *o;
     bsolve_ctx *ctx;
     cudaStream_t stream;
@@ -281,6 +298,42 @@ __global__ void __launch_bounds__(THREADS) k_rhs(dview v, const int *act, int na
     if (chem_rhs_inc(v.m, v.P[c], w.y, w.f, (size_t)v.N, work) != CHEM_OK) v.phase[c] = PH_FAIL;
 }
 
+/* J and f at y for the cells of jlist (evaluate) by teams: a block per cell,
+ * the blocks striding over the list (its length is on the device) */
+__global__ void __launch_bounds__(CHEM_CUDA_TEAM_J)
+    k_jac_team(dview v, const __grid_constant__ chem_team tm, const int *jlist, const int *nj)
+{
+    extern __shared__ double sh[];
+    const int count = *nj;
+    const size_t N = (size_t)v.N, nn = (size_t)v.n * v.n;
+    for (int i = blockIdx.x; i < count; i += gridDim.x) {
+        const int c = jlist[i];
+        bdf_vecs w = cell_vecs(v, c);
+        /* the team's stages end with a barrier: the workspace is free for the next cell */
+        if (chem_team_jacobian(v.m, &tm, threadIdx.x, v.P[c], w.y, w.f, v.J + c, N, sh) != CHEM_OK) {
+            if (threadIdx.x == 0) v.phase[c] = PH_FAIL;
+            continue;
+        }
+        if (v.poison_nje > 0 && c == v.poison_cell && v.cell[c].nje + 1 == v.poison_nje)
+            for (size_t e = threadIdx.x; e < nn; e += blockDim.x) v.J[e * N + c] = NAN;
+    }
+}
+
+/* f at y of the iterating cells (those that got it with J excepted when
+ * skip_jac) by teams: a warp per cell */
+__global__ void __launch_bounds__(RHS_CELLS * 32)
+    k_rhs_team(dview v, const __grid_constant__ chem_team tm, const int *act, int nact, int skip_jac)
+{
+    extern __shared__ double sh[];
+    const int wid = threadIdx.x >> 5, lane = threadIdx.x & 31, a = blockIdx.x * RHS_CELLS + wid;
+    if (a >= nact) return;
+    const int c = act[a];
+    if (v.phase[c] != PH_ITER || (skip_jac && (v.need[c] & BDF_NEED_JAC))) return;
+    bdf_vecs w = cell_vecs(v, c);
+    const int st = chem_team_rhs(v.m, &tm, lane, v.P[c], w.y, w.f, (size_t)v.N, sh + (size_t)wid * tm.ws_rhs);
+    if (st != CHEM_OK && lane == 0) v.phase[c] = PH_FAIL;
+}
+
 /* slots assigned to the running cells in order, none beyond them */
 __global__ void __launch_bounds__(THREADS) k_relayout(dview v, const int *act, int nact, int64_t cap)
 {
@@ -304,28 +357,49 @@ __global__ void __launch_bounds__(THREADS) k_setup_done(dview v, const int *act,
 
 /* M = I - gamma_m J of every slot after a relayout, else of the slots whose
  * cell needs a new M; identity in unused slots.  Entry e of slot p at
- * M[e ms + p mp]; formed[p] says which were written (the mask of the
- * factorization), counts[C_FORMED] how many. */
-__global__ void __launch_bounds__(THREADS) k_form(dview v, int64_t cap, int relayout, double *M, size_t ms, size_t mp,
-                                                  unsigned char *formed, int *counts)
+ * M[e ms + p mp]; formed[p] says which need it (the mask of the
+ * factorization), counts[C_FORMED] how many.
+ *
+ * Threads: x a slot (a warp: 32 consecutive slots), y a group of columns.
+ * With group = 4 (batchsolve, interleaved M) every slot of an aligned group
+ * of four with one that needs M is formed: four slots' entry fills the
+ * 32-byte sector a single one would write partially (and their cells sit
+ * next to each other in J, mostly).  That rewrites the M of cells that do
+ * not need it with their own gamma_m and J, which batchsolve does not read
+ * (getrf reads only the flagged systems; the factors live in its object).
+ * cuBLAS factors M in place: group = 1 there. */
+__global__ void __launch_bounds__(32 * FORM_Y) k_form(dview v, int64_t cap, int relayout, int group, double *M,
+                                                      size_t ms, size_t mp, unsigned char *formed, int *counts)
 {
-    const int64_t p = (int64_t)blockIdx.x * THREADS + threadIdx.x;
-    if (p >= cap) return;
-    const int c = v.slot_cell[p];
-    const int form = relayout || (c >= 0 && v.phase[c] == PH_ITER && (v.need[c] & BDF_NEED_SETUP));
-    formed[p] = (unsigned char)form;
-    if (!form) return;
-    atomicAdd(&counts[C_FORMED], 1);
-    const int n = v.n;
-    const size_t nn = (size_t)n * n, N = (size_t)v.N;
-    double *Mp = M + (size_t)p * mp;
-    if (c < 0) {
-        for (size_t e = 0; e < nn; e++) Mp[e * ms] = e % (size_t)(n + 1) == 0 ? 1.0 : 0.0;
-        return;
+    const int64_t p = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    const int c = p < cap ? v.slot_cell[p] : -1;
+    const int need = p < cap && (relayout || (c >= 0 && v.phase[c] == PH_ITER && (v.need[c] & BDF_NEED_SETUP)));
+    const unsigned ball = __ballot_sync(0xffffffffu, need);
+    if (blockIdx.y == 0 && threadIdx.y == 0) {
+        if (p < cap) formed[p] = (unsigned char)need;
+        if (threadIdx.x == 0 && ball) atomicAdd(&counts[C_FORMED], __popc(ball));
     }
-    const double g = v.cell[c].gamma_m;
-    const double *Jc = v.J + c;
-    for (size_t e = 0; e < nn; e++) Mp[e * ms] = (e % (size_t)(n + 1) == 0 ? 1.0 : 0.0) - g * Jc[e * N];
+    const unsigned gmask = group == 4 ? 0xfu << (threadIdx.x & ~3u) : 1u << threadIdx.x;
+    if (p >= cap || !(ball & gmask)) return;
+    const int n = v.n;
+    const size_t N = (size_t)v.N;
+    const double g = c >= 0 ? v.cell[c].gamma_m : 0.0;
+    /* FORM_R rows at a time, their loads before their stores (a thread would
+     * otherwise wait a memory latency per entry: M and J may alias for all
+     * the compiler knows) */
+    for (int j = blockIdx.y * FORM_Y + threadIdx.y; j < n; j += FORM_Y * gridDim.y) {
+        const double *Jj = v.J + (c >= 0 ? c : 0) + (size_t)j * n * N;
+        double *Mj = M + (size_t)p * mp + (size_t)j * n * ms;
+        for (int i0 = 0; i0 < n; i0 += FORM_R) {
+            double x[FORM_R];
+            for (int u = 0; u < FORM_R; u++) x[u] = c >= 0 && i0 + u < n ? Jj[(size_t)(i0 + u) * N] : 0.0;
+            for (int u = 0; u < FORM_R; u++) {
+                const int i = i0 + u;
+                const double d = i == j ? 1.0 : 0.0;
+                if (i < n) Mj[(size_t)i * ms] = c >= 0 ? d - g * x[u] : d;
+            }
+        }
+    }
 }
 
 /* a failed factorization fails the cell's Newton iteration */
@@ -497,12 +571,28 @@ static int set_capacity(dens *d, int64_t cap)
         if (rc_) return rc_;      \
     } while (0)
 
+/* f at y of the running cells in phase PH_ITER (those that got it with J excepted when skip_jac) */
+static int rhs(dens *d, int nact, int skip_jac)
+{
+    STAGE(tm_start(d, T_RHS));
+    if (d->tm.t) {
+        const unsigned nb = (unsigned)((nact + RHS_CELLS - 1) / RHS_CELLS);
+        k_rhs_team<<<nb, RHS_CELLS * 32, RHS_CELLS * d->tm.t->ws_rhs * sizeof(double), d->stream>>>(
+            d->v, *d->tm.t, d->act, nact, skip_jac);
+    } else {
+        k_rhs<<<blocks(nact), THREADS, 0, d->stream>>>(d->v, d->act, nact, skip_jac);
+    }
+    LAUNCH_TRY();
+    return tm_stop(d);
+}
+
 /* New iteration matrices where needed, factored (factor) */
 static int factor(dens *d, int nact)
 {
     const int n = d->v.n;
     if (nact < d->cap - d->cap / 4) STAGE(set_capacity(d, nact));
     const int relayout = d->relayout;
+    STAGE(tm_start(d, T_BDF));
     k_setup_done<<<blocks(nact), THREADS, 0, d->stream>>>(d->v, d->act, nact, d->counts);
     LAUNCH_TRY();
     if (relayout) {
@@ -510,10 +600,13 @@ static int factor(dens *d, int nact)
         LAUNCH_TRY();
         d->relayout = 0;
     }
+    STAGE(tm_stop(d));
     size_t ms, mp, bs, bp;
     strides(d, &ms, &mp, &bs, &bp);
+    const int group = !use_cublas(d) && d->o->layout == BSOLVE_INTERLEAVED ? 4 : 1;
     STAGE(tm_start(d, T_FORM));
-    k_form<<<blocks(d->cap), THREADS, 0, d->stream>>>(d->v, d->cap, relayout, d->M, ms, mp, d->flag, d->counts);
+    k_form<<<dim3((unsigned)((d->cap + 31) / 32), FORM_GY), dim3(32, FORM_Y), 0, d->stream>>>(
+        d->v, d->cap, relayout, group, d->M, ms, mp, d->flag, d->counts);
     LAUNCH_TRY();
     STAGE(tm_stop(d));
     d->st->getrf_calls++;
@@ -539,9 +632,10 @@ static int factor(dens *d, int nact)
         }
         d->st->factors_done += nform;
     }
+    STAGE(tm_start(d, T_BDF));
     k_info<<<blocks(nact), THREADS, 0, d->stream>>>(d->v, d->act, nact, d->info);
     LAUNCH_TRY();
-    return ENS_OK;
+    return tm_stop(d);
 }
 
 /* Newton iterations: one solve each over the cells still iterating (newton) */
@@ -552,8 +646,10 @@ static int newton(dens *d, int nact)
     strides(d, &ms, &mp, &bs, &bp);
     for (int it = 0; it < 3; it++) {
         CU_TRY(cudaMemsetAsync(d->counts + C_ITER, 0, sizeof(int), d->stream));
+        STAGE(tm_start(d, T_BDF));
         k_newton_rhs<<<blocks(d->cap), THREADS, 0, d->stream>>>(d->v, d->cap, d->B, bs, bp, d->flag, d->counts);
         LAUNCH_TRY();
+        STAGE(tm_stop(d));
         STAGE(read_counts(d));
         const int iterating = d->hcounts[C_ITER];
         if (!iterating) break;
@@ -581,13 +677,12 @@ static int newton(dens *d, int nact)
         STAGE(tm_stop(d));
         d->st->getrs_calls++;
         d->st->solves_needed += iterating;
+        STAGE(tm_start(d, T_BDF));
         k_newton_update<<<blocks(nact), THREADS, 0, d->stream>>>(d->v, d->act, nact, d->B, bs, bp,
                                                                  use_cublas(d) ? NULL : d->sinfo);
         LAUNCH_TRY();
-        STAGE(tm_start(d, T_RHS));
-        k_rhs<<<blocks(nact), THREADS, 0, d->stream>>>(d->v, d->act, nact, 0);
-        LAUNCH_TRY();
         STAGE(tm_stop(d));
+        STAGE(rhs(d, nact, 0));
     }
     return ENS_OK;
 }
@@ -598,24 +693,31 @@ static int sweep(dens *d, int *nact)
     const int na = *nact;
     d->st->sweeps++;
     CU_TRY(cudaMemsetAsync(d->counts, 0, C_N * sizeof(int), d->stream));
+    STAGE(tm_start(d, T_BDF));
     k_begin<<<blocks(na), THREADS, 0, d->stream>>>(d->v, d->act, na, d->flag, d->counts);
     LAUNCH_TRY();
     /* J where needed (the cells compacted), f elsewhere */
     STAGE(compact(d, d->act, d->flag, d->list, C_NJ, na));
+    STAGE(tm_stop(d));
     STAGE(tm_start(d, T_JAC));
-    k_jac<<<blocks(na), THREADS, 0, d->stream>>>(d->v, d->list, d->counts + C_NJ);
+    if (d->tm.t) {
+        const unsigned nb = (unsigned)na < d->tm.jac_grid ? (unsigned)na : d->tm.jac_grid;
+        k_jac_team<<<nb, CHEM_CUDA_TEAM_J, d->tm.t->ws_jac * sizeof(double), d->stream>>>(d->v, *d->tm.t, d->list,
+                                                                                           d->counts + C_NJ);
+    } else {
+        k_jac<<<blocks(na), THREADS, 0, d->stream>>>(d->v, d->list, d->counts + C_NJ);
+    }
     LAUNCH_TRY();
     STAGE(tm_stop(d));
-    STAGE(tm_start(d, T_RHS));
-    k_rhs<<<blocks(na), THREADS, 0, d->stream>>>(d->v, d->act, na, 1);
-    LAUNCH_TRY();
-    STAGE(tm_stop(d));
+    STAGE(rhs(d, na, 1));
     STAGE(read_counts(d));
     if (d->hcounts[C_SETUP] > 0) STAGE(factor(d, na));
     STAGE(newton(d, na));
+    STAGE(tm_start(d, T_BDF));
     k_finish<<<blocks(na), THREADS, 0, d->stream>>>(d->v, d->act, na, d->flag);
     LAUNCH_TRY();
     STAGE(compact(d, d->act, d->flag, d->act2, C_NACT, na));
+    STAGE(tm_stop(d));
     STAGE(read_counts(d));
     d->st->factors_needed += d->hcounts[C_NEEDED];
     if (!use_cublas(d)) d->st->factors_done += d->hcounts[C_FORMED];
@@ -809,6 +911,27 @@ static int results(dens *d, int ncell, ens_cell_result *res)
     return ENS_OK;
 }
 
+/* the team kernels' shared memory, and as many Jacobian blocks as fit the
+ * device at once (they stride over the cells that need one); none where the
+ * mechanism has no team tables (one thread per cell then) */
+static int team_setup(dens *d, const chem_team *t)
+{
+    d->tm.t = t;
+    if (!t) return ENS_OK;
+    const size_t jbytes = t->ws_jac * sizeof(double), rbytes = RHS_CELLS * t->ws_rhs * sizeof(double);
+    CU_TRY(cudaFuncSetAttribute(k_jac_team, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)jbytes));
+    CU_TRY(cudaFuncSetAttribute(k_rhs_team, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rbytes));
+    /* half of L1 for the tables' working set (GRI-Mech: some 80 KB), rather
+     * than all of it for more warps (7 instead of 5 blocks per SM) */
+    CU_TRY(cudaFuncSetAttribute(k_rhs_team, cudaFuncAttributePreferredSharedMemoryCarveout, 50));
+    int dev, sms, per_sm;
+    CU_TRY(cudaGetDevice(&dev));
+    CU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_jac_team, CHEM_CUDA_TEAM_J, jbytes));
+    d->tm.jac_grid = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
+    return ENS_OK;
+}
+
 static int run(dens *d, const chem_mech *m, int ncell, const double *P, const double *x0, ens_cell_result *res)
 {
     char why[256];
@@ -820,6 +943,7 @@ static int run(dens *d, const chem_mech *m, int ncell, const double *P, const do
     }
     d->v.m = chem_cuda_mech_device(dm);
     rc = setup(d, m, ncell, P, x0);
+    if (rc == ENS_OK && d->o->kinetics == ENS_KIN_TEAM) rc = team_setup(d, chem_cuda_mech_team(dm));
     if (rc == ENS_OK) rc = set_capacity(d, ncell);
     int nact = 0;
     if (rc == ENS_OK) {
@@ -848,7 +972,8 @@ extern "C" int ens_run_cuda(const chem_mech *m, int ncell, const double *P, cons
     memset(st, 0, sizeof *st);
     if (ncell < 1 || o->qmax < 1 || o->qmax > BDF_QMAX || !(o->rtol > 0) || !(o->atol > 0) || !(o->atol_T > 0) ||
         (o->layout != BSOLVE_INTERLEAVED && o->layout != BSOLVE_COL_MAJOR) ||
-        (o->ls != ENS_LS_BSOLVE && o->ls != ENS_LS_CUBLAS) || o->jac_hook) {
+        (o->ls != ENS_LS_BSOLVE && o->ls != ENS_LS_CUBLAS) ||
+        (o->kinetics != ENS_KIN_TEAM && o->kinetics != ENS_KIN_THREAD) || o->jac_hook) {
         snprintf(msg, msglen, "ens_run_cuda: invalid options or ncell = %d", ncell);
         return ENS_EINVAL;
     }
@@ -870,6 +995,7 @@ extern "C" int ens_run_cuda(const chem_mech *m, int ncell, const double *P, cons
     st->t_form = d.t[T_FORM];
     st->t_factor = d.t[T_FACTOR];
     st->t_solve = d.t[T_SOLVE];
+    st->t_bdf = d.t[T_BDF];
     dens_free(&d);
     st->t_total = wall() - t0;
     return rc;

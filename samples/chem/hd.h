@@ -1,9 +1,10 @@
 /*
  * hd.h -- one source for the CPU and the GPU: the per-cell functions of the
- * chemistry samples (kinetics.c, bdf.c, ignition.c) are plain C (math.h,
- * string.h), compiled as such for the CPU and #included into the CUDA files
- * (kinetics_cuda.cu, ensemble_cuda.cu), where they become __host__
- * __device__ functions that kernels call, one thread per cell.
+ * chemistry samples (kinetics.c, kinetics_team.c, bdf.c, ignition.c) are
+ * plain C (math.h, string.h), compiled as such for the CPU and #included
+ * into the CUDA files (kinetics_cuda.cu, ensemble_cuda.cu), where they
+ * become __host__ __device__ functions that kernels call (one thread or a
+ * team of threads per cell).
  *
  *   CHEM_HD   a function a kernel may call (internal ones, already static);
  *   CHEM_API  a function of a header: external in C; in CUDA static (inline:

@@ -2,10 +2,7 @@
  * kinetics.c -- rates, reactor right-hand side and analytic Jacobian
  * (kinetics.h).
  *
- * The rate laws follow Cantera's evaluation (the reference the tests compare
- * with), its floors and caps included: reduced pressure and Fcent floored at
- * 1e-300 inside Troe's logarithms, k_inf guarded by +1e-300, the reverse
- * ratio exp(dG/RT - dnu ln c0) capped at 1e300.
+ * The rate laws are rate_laws.h's (Cantera's evaluation).
  *
  * Jacobian: with C_k = rho Y_k / W_k and rho = P / (R T s), s = sum_k Y_k/W_k,
  *   dC_k/dY_j = rho/W_j delta_kj - C_k / (s W_j),   dC_k/dT = -C_k / T,
@@ -20,11 +17,10 @@
  */
 #include "kinetics.h"
 
+#include "rate_laws.h"
+
 #include <math.h>
 #include <string.h>
-
-#define SMALL 1e-300 /* Cantera's SmallNumber */
-#define BIG 1e300    /* Cantera's BigNumber */
 
 /* the workspace, K doubles each */
 enum { W_C, W_HRT, W_GRT, W_CPR, W_DCPR, W_EFF, W_WT, W_G, W_WDOT, W_GROSS, W_N };
@@ -37,13 +33,9 @@ CHEM_API size_t chem_work_len(const chem_mech *m)
 static CHEM_HD void thermo_all(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R, double *dcp_R)
 {
     const double lnT = log(T), rT = 1.0 / T;
-    for (int k = 0; k < m->nsp; k++) {
-        const double *a = m->nasa[k][T <= m->tmid[k] ? 0 : 1];
-        if (cp_R) cp_R[k] = a[0] + T * (a[1] + T * (a[2] + T * (a[3] + T * a[4])));
-        if (h_RT) h_RT[k] = a[0] + T * (a[1] / 2 + T * (a[2] / 3 + T * (a[3] / 4 + T * a[4] / 5))) + a[5] * rT;
-        if (s_R) s_R[k] = a[0] * lnT + T * (a[1] + T * (a[2] / 2 + T * (a[3] / 3 + T * a[4] / 4))) + a[6];
-        if (dcp_R) dcp_R[k] = a[1] + T * (2 * a[2] + T * (3 * a[3] + T * 4 * a[4]));
-    }
+    for (int k = 0; k < m->nsp; k++)
+        thermo_sp(m->nasa[k][T <= m->tmid[k] ? 0 : 1], 1, T, lnT, rT, cp_R ? cp_R + k : NULL, h_RT ? h_RT + k : NULL,
+                  s_R ? s_R + k : NULL, dcp_R ? dcp_R + k : NULL);
 }
 
 CHEM_API void chem_thermo(const chem_mech *m, double T, double *cp_R, double *h_RT, double *s_R)
@@ -66,183 +58,31 @@ static CHEM_HD int concentrations(const chem_mech *m, double T, double P, const 
     return CHEM_OK;
 }
 
-/* What the rates of one state share. */
-typedef struct env {
-    double T, lnT, rT, lnP, Ctot, ln_c0; /* ln of the standard concentration p_ref / RT */
-    const double *C, *h_RT, *g_RT;
-} env;
-
-/* One reaction at a state: qf = Kf Pf, qr = Kf rk Pr. */
-typedef struct rxn_eval {
-    double Kf;       /* forward coefficient, [M] included */
-    double dKf_dM;   /* d Kf / d[M] at fixed T (0 without a third body) */
-    double dlnKf_dT; /* d ln Kf / dT at fixed concentrations */
-    double rk;       /* kr / kf = 1 / Kc, 0 when irreversible */
-    double dlnrk_dT;
-    double Pf, Pr;   /* products of concentration powers */
-} rxn_eval;
-
-static CHEM_HD double arr(const chem_arrhenius *a, double lnT, double rT)
-{
-    return a->A * exp(a->b * lnT - a->EaR * rT);
-}
-
-static CHEM_HD double arr_dlnk(const chem_arrhenius *a, double rT)
-{
-    return (a->b + a->EaR * rT) * rT;
-}
-
-static CHEM_HD double conc_pow(double c, double o)
-{
-    return o == 1 ? c : o == 2 ? c * c : o == 3 ? c * c * c : pow(c, o);
-}
-
-static CHEM_HD double prod(int n, const int *sp, const double *o, const double *C)
-{
-    double p = 1;
-    for (int i = 0; i < n; i++) p *= conc_pow(C[sp[i]], o[i]);
-    return p;
-}
-
-/* d prod / d C_sp[j], without dividing by C (which may be zero) */
-static CHEM_HD double dprod(int n, const int *sp, const double *o, const double *C, int j)
-{
-    const double c = C[sp[j]];
-    double p = o[j] == 1 ? 1 : o[j] == 2 ? 2 * c : o[j] * pow(c, o[j] - 1);
-    for (int i = 0; i < n; i++)
-        if (i != j) p *= conc_pow(C[sp[i]], o[i]);
-    return p;
-}
-
-static CHEM_HD double third_body(const chem_mech *m, const chem_rxn *r, const env *e)
-{
-    double M = r->eff_default * e->Ctot; /* sum_k C_k = P / RT */
-    for (int i = r->eff_first; i < r->eff_first + r->neff; i++)
-        M += (m->eff_val[i] - r->eff_default) * e->C[m->eff_sp[i]];
-    return M;
-}
-
-/* Troe's F at (T, Pr), d log10 F / d log10 Pr and d ln F / dT at fixed Pr. */
-static CHEM_HD void troe(const double *p, double T, double Pr, double *F, double *dlF_dL, double *dlnF_dT)
-{
-    const double a = p[0];
-    double Fc = 0, dFc = 0;
-    if (fabs(p[1]) >= SMALL) { /* a T3 below SMALL drops the term, as in Cantera */
-        const double rt3 = 1 / p[1], x = exp(-T * rt3);
-        Fc += (1 - a) * x;
-        dFc -= (1 - a) * rt3 * x;
-    }
-    if (fabs(p[2]) >= SMALL) {
-        const double rt1 = 1 / p[2], x = exp(-T * rt1);
-        Fc += a * x;
-        dFc -= a * rt1 * x;
-    }
-    if (p[3] != 0) {
-        const double x = exp(-p[3] / T);
-        Fc += x;
-        dFc += p[3] / (T * T) * x;
-    }
-    const int fc_floor = !(Fc > SMALL), pr_floor = !(Pr > SMALL);
-    const double lFc = log10(fc_floor ? SMALL : Fc), L = log10(pr_floor ? SMALL : Pr);
-    const double c = -0.4 - 0.67 * lFc, nn = 0.75 - 1.27 * lFc;
-    const double A = L + c, B = nn - 0.14 * A, f1 = A / B, den = 1 + f1 * f1;
-    *F = pow(10.0, lFc / den);
-    const double dlF_df1 = -lFc * 2 * f1 / (den * den);
-    /* df1/dL = nn / B^2;  df1/dlFc = (-0.67 B + (1.27 - 0.14 * 0.67) A) / B^2 */
-    *dlF_dL = pr_floor ? 0 : dlF_df1 * nn / (B * B);
-    const double dlF_dlFc = 1 / den + dlF_df1 * (-0.67 * B + (1.27 - 0.14 * 0.67) * A) / (B * B);
-    *dlnF_dT = fc_floor ? 0 : dlF_dlFc * dFc / Fc;
-}
-
-/* ln k of PLOG pressure p (the sum of its terms) and d ln k / dT */
-static CHEM_HD double plog_lnk(const chem_mech *m, int p, double lnT, double rT, double *dlnk)
-{
-    const int t0 = m->plog_term[p], t1 = m->plog_term[p + 1];
-    if (t1 - t0 == 1) {
-        const chem_arrhenius *a = &m->plog_arr[t0];
-        *dlnk = arr_dlnk(a, rT);
-        return log(a->A) + a->b * lnT - a->EaR * rT;
-    }
-    double k = SMALL, dk = 0; /* Cantera's start, keeping ln k finite */
-    for (int t = t0; t < t1; t++) {
-        const double kt = arr(&m->plog_arr[t], lnT, rT);
-        k += kt;
-        dk += kt * arr_dlnk(&m->plog_arr[t], rT);
-    }
-    *dlnk = dk / k;
-    return log(k);
-}
-
 static CHEM_HD void reaction(const chem_mech *m, const chem_rxn *r, const env *e, rxn_eval *o)
 {
-    o->dKf_dM = 0;
-    switch (r->kind) {
-    case CHEM_ARRHENIUS:
-        o->Kf = arr(&r->k, e->lnT, e->rT);
-        o->dlnKf_dT = arr_dlnk(&r->k, e->rT);
-        break;
-    case CHEM_THREE_BODY: {
-        const double k = arr(&r->k, e->lnT, e->rT);
-        o->Kf = k * third_body(m, r, e);
-        o->dKf_dM = k;
-        o->dlnKf_dT = arr_dlnk(&r->k, e->rT);
-        break;
-    }
-    case CHEM_LINDEMANN:
-    case CHEM_TROE: {
-        const double M = third_body(m, r, e);
-        const double k0 = arr(&r->k0, e->lnT, e->rT), kinf = arr(&r->k, e->lnT, e->rT);
-        const double g = kinf / (kinf + SMALL); /* 1 unless kinf vanishes */
-        const double Pr = M * k0 / (kinf + SMALL);
-        double F = 1, dlF_dL = 0, dlnF_dT = 0;
-        if (r->kind == CHEM_TROE) troe(r->troe, e->T, Pr, &F, &dlF_dL, &dlnF_dT);
-        const double s = F / (1 + Pr);
-        o->Kf = Pr * s * kinf;
-        /* Kf = kinf G(Pr), G = Pr/(1 + Pr) F: d ln G / d ln Pr = 1/(1 + Pr) + dlog10 F/dlog10 Pr */
-        const double dlnG = 1 / (1 + Pr) + dlF_dL;
-        o->dKf_dM = k0 * g * s * dlnG;
-        const double dk0 = arr_dlnk(&r->k0, e->rT), dkinf = arr_dlnk(&r->k, e->rT);
-        o->dlnKf_dT = dkinf + dlnG * (dk0 - g * dkinf) + dlnF_dT;
-        break;
-    }
-    default: { /* PLOG */
-        const int p0 = r->plog_first, np = r->nplog;
-        const double *lp = m->plog_lnp;
-        double d1, lnk;
-        if (np == 1 || e->lnP <= lp[p0]) {
-            lnk = plog_lnk(m, p0, e->lnT, e->rT, &d1);
-        } else if (e->lnP >= lp[p0 + np - 1]) {
-            lnk = plog_lnk(m, p0 + np - 1, e->lnT, e->rT, &d1);
-        } else {
-            int p = p0;
-            while (!(e->lnP < lp[p + 1])) p++;
-            double d2;
-            const double l1 = plog_lnk(m, p, e->lnT, e->rT, &d1), l2 = plog_lnk(m, p + 1, e->lnT, e->rT, &d2);
-            const double w = (e->lnP - lp[p]) * (1 / (lp[p + 1] - lp[p]));
-            lnk = l1 + (l2 - l1) * w;
-            d1 += (d2 - d1) * w;
-        }
-        o->Kf = exp(lnk);
-        o->dlnKf_dT = d1;
-        break;
-    }
-    }
-    o->Pf = prod(r->nf, r->f_sp, r->f_ord, e->C);
-    o->rk = 0;
-    o->dlnrk_dT = 0;
-    o->Pr = 0;
-    if (r->reversible) {
-        double dg = 0, dh = 0;
-        for (int i = 0; i < r->nnet; i++) {
-            dg += r->net_nu[i] * e->g_RT[r->net_sp[i]];
-            dh += r->net_nu[i] * e->h_RT[r->net_sp[i]];
-        }
-        const double x = exp(dg - r->dnu * e->ln_c0);
-        o->rk = x < BIG ? x : BIG;
-        /* d(g/RT)/dT = -h/(RT^2), d ln c0/dT = -1/T; the cap is constant */
-        o->dlnrk_dT = x < BIG ? (r->dnu - dh) * e->rT : 0;
-        o->Pr = prod(r->nrv, r->rv_sp, r->rv_ord, e->C);
-    }
+    rxn_view v;
+    v.kind = r->kind;
+    v.reversible = r->reversible;
+    v.nf = r->nf;
+    v.nrv = r->nrv;
+    v.nnet = r->nnet;
+    v.k = r->k;
+    v.k0 = r->k0;
+    for (int i = 0; i < 4; i++) v.troe[i] = r->troe[i];
+    v.dnu = r->dnu;
+    v.eff_default = r->eff_default;
+    v.eff_first = r->eff_first;
+    v.neff = r->neff;
+    v.plog_first = r->plog_first;
+    v.nplog = r->nplog;
+    v.f_sp = r->f_sp;
+    v.rv_sp = r->rv_sp;
+    v.net_sp = r->net_sp;
+    v.f_ord = r->f_ord;
+    v.rv_ord = r->rv_ord;
+    v.net_nu = r->net_nu;
+    v.s = 1;
+    reaction_eval(m, &v, e, o);
 }
 
 /* Sets up the state shared by the rates: thermo into the workspace. */
@@ -256,12 +96,7 @@ static CHEM_HD int setup(const chem_mech *m, double T, double P, const double *Y
     double *s_R = g_RT;
     thermo_all(m, T, work + W_CPR * K, h_RT, s_R, work + W_DCPR * K);
     for (size_t k = 0; k < K; k++) g_RT[k] = h_RT[k] - s_R[k];
-    e->T = T;
-    e->lnT = log(T);
-    e->rT = 1 / T;
-    e->lnP = log(P);
-    e->Ctot = P / (CHEM_R * T);
-    e->ln_c0 = log(m->p_ref / (CHEM_R * T));
+    env_init(e, m, T, P);
     e->C = C;
     e->h_RT = h_RT;
     e->g_RT = g_RT;
@@ -381,11 +216,11 @@ CHEM_API int chem_jacobian_inc(const chem_mech *m, double P, const double *x, do
             wdot[k] += nu * q;
             wT[k] += nu * dq_dT;
             for (int j = 0; j < r->nf; j++)
-                J[(size_t)k * inc + (size_t)r->f_sp[j] * ni] += nu * o.Kf * dprod(r->nf, r->f_sp, r->f_ord, C, j);
+                J[(size_t)k * inc + (size_t)r->f_sp[j] * ni] += nu * o.Kf * dprod(r->nf, r->f_sp, r->f_ord, 1, C, j);
             if (r->reversible)
                 for (int j = 0; j < r->nrv; j++)
                     J[(size_t)k * inc + (size_t)r->rv_sp[j] * ni] -=
-                        nu * o.Kf * o.rk * dprod(r->nrv, r->rv_sp, r->rv_ord, C, j);
+                        nu * o.Kf * o.rk * dprod(r->nrv, r->rv_sp, r->rv_ord, 1, C, j);
             if (phi != 0)
                 for (int j = 0; j < K; j++) J[(size_t)k * inc + (size_t)j * ni] += nu * phi * eff[j];
         }

@@ -1,13 +1,16 @@
 /*
- * kinetics_cuda.cu -- the kinetics kernels (kinetics_cuda.h): kinetics.c
- * compiled for the device (hd.h), one thread per cell.
+ * kinetics_cuda.cu -- the kinetics kernels (kinetics_cuda.h): kinetics_team.c
+ * compiled for the device (hd.h), a team per cell, or kinetics.c, one
+ * thread per cell, where the team's workspace does not fit.
  *
  * The mechanism is one device allocation: its arrays, then the chem_mech
  * whose pointers address them, so that the kernels read m->rxn[i] and the
- * rest exactly as the CPU code does.  Every thread reads the same
- * mechanism entry at the same time (broadcast loads, cached).
+ * rest exactly as the CPU code does.  The team tables are another (their
+ * arrays moved there whole, chem_team_rebase); kernels take the chem_team
+ * by value (__grid_constant__: its fields are uniform parameter loads).
  */
 #include "kinetics.c"
+#include "kinetics_team.c"
 
 #include "kinetics_cuda.h"
 
@@ -18,7 +21,13 @@
 struct chem_cuda_mech {
     chem_mech *dev; /* the struct, at the end of buf */
     void *buf;
+    chem_team team; /* device addresses in team_buf */
+    void *team_buf;
+    int has_team; /* team tables made */
+    int use_team; /* ... and the launchers take them */
 };
+
+enum { THREADS = 128, TEAM_WARPS = 4 /* cells per block of the rates and rhs team kernels */ };
 
 /* where the arrays go: a sizing pass (host NULL), then a filling one */
 typedef struct placement {
@@ -60,6 +69,51 @@ static void place(placement *L, const chem_mech *m, chem_mech *d)
     d->plog_arr = put(L, m->plog_arr, nterm);
 }
 
+static __global__ void k_team_rates(const chem_mech *__restrict__ m, const __grid_constant__ chem_team t, int ncell,
+                                    const double *__restrict__ T, const double *__restrict__ P, const double *Y,
+                                    double *wdot, double *gross, int *status);
+static __global__ void k_team_jacobian(const chem_mech *__restrict__ m, const __grid_constant__ chem_team t, int ncell,
+                                       const double *__restrict__ P, const double *x, double *f, double *J,
+                                       int *status);
+
+/* the team tables on the device, where a team's workspace fits a block's
+ * shared memory (else none: the launchers take one thread per cell) */
+static int team_create(const chem_mech *m, chem_cuda_mech *h, char *msg, size_t msglen)
+{
+    chem_team *t;
+    int rc = chem_team_create(m, CHEM_CUDA_TEAM_R, CHEM_CUDA_TEAM_J, &t, msg, msglen);
+    if (rc == CHEM_EDOMAIN) { /* beyond the tables' indices: no team */
+        msg[0] = 0;
+        return CHEM_OK;
+    }
+    if (rc != CHEM_OK) return rc;
+    int dev = 0, smem = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    const size_t rbytes = TEAM_WARPS * t->ws_rates * sizeof(double), jbytes = t->ws_jac * sizeof(double);
+    if (e == cudaSuccess && rbytes <= (size_t)smem && jbytes <= (size_t)smem) {
+        e = cudaMalloc(&h->team_buf, t->bytes);
+        if (e == cudaSuccess) e = cudaMemcpy(h->team_buf, t->base, t->bytes, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_team_rates, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rbytes);
+        /* half of L1 for the tables, as the ensemble's rhs kernel */
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_team_rates, cudaFuncAttributePreferredSharedMemoryCarveout, 50);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_team_jacobian, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)jbytes);
+        if (e == cudaSuccess) {
+            chem_team_rebase(t, h->team_buf, &h->team);
+            h->has_team = h->use_team = 1;
+        }
+    }
+    chem_team_free(t);
+    if (e != cudaSuccess) {
+        snprintf(msg, msglen, "device copy of %s's team tables: %s", m->name, cudaGetErrorString(e));
+        return e == cudaErrorMemoryAllocation ? CHEM_ENOMEM : CHEM_EIO;
+    }
+    return CHEM_OK;
+}
+
 extern "C" int chem_cuda_mech_create(const chem_mech *m, chem_cuda_mech **out, char *msg, size_t msglen)
 {
     *out = NULL;
@@ -99,6 +153,11 @@ extern "C" int chem_cuda_mech_create(const chem_mech *m, chem_cuda_mech **out, c
         free(h);
         return e == cudaErrorMemoryAllocation ? CHEM_ENOMEM : CHEM_EIO;
     }
+    const int rc = team_create(m, h, msg, msglen);
+    if (rc != CHEM_OK) {
+        chem_cuda_mech_free(h);
+        return rc;
+    }
     *out = h;
     return CHEM_OK;
 }
@@ -107,6 +166,7 @@ extern "C" void chem_cuda_mech_free(chem_cuda_mech *d)
 {
     if (!d) return;
     cudaFree(d->buf);
+    cudaFree(d->team_buf);
     free(d);
 }
 
@@ -115,9 +175,45 @@ extern "C" const chem_mech *chem_cuda_mech_device(const chem_cuda_mech *d)
     return d->dev;
 }
 
+extern "C" const chem_team *chem_cuda_mech_team(const chem_cuda_mech *d)
+{
+    return d->has_team ? &d->team : NULL;
+}
+
+extern "C" int chem_cuda_mech_use_team(chem_cuda_mech *d, int on)
+{
+    d->use_team = on && d->has_team;
+    return d->use_team;
+}
+
 /* ------------------------------------------------------------------ kernels */
 
-enum { THREADS = 128 };
+/* a warp per cell (rhs when gross is NULL and rates is 0) */
+static __global__ void __launch_bounds__(TEAM_WARPS * 32)
+    k_team_rates(const chem_mech *__restrict__ m, const __grid_constant__ chem_team t, int ncell,
+                 const double *__restrict__ T, const double *__restrict__ P, const double *Y, double *wdot,
+                 double *gross, int *status)
+{
+    extern __shared__ double sh[];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, c = blockIdx.x * TEAM_WARPS + w;
+    if (c >= ncell) return;
+    double *ws = sh + (size_t)w * t.ws_rates;
+    const int st = T ? chem_team_rates(m, &t, lane, T[c], P[c], Y + c, wdot + c, gross ? gross + c : NULL,
+                                       (size_t)ncell, ws)
+                     : chem_team_rhs(m, &t, lane, P[c], Y + c, wdot + c, (size_t)ncell, ws);
+    if (lane == 0) status[c] = st;
+}
+
+/* a block per cell */
+static __global__ void __launch_bounds__(CHEM_CUDA_TEAM_J)
+    k_team_jacobian(const chem_mech *__restrict__ m, const __grid_constant__ chem_team t, int ncell,
+                    const double *__restrict__ P, const double *x, double *f, double *J, int *status)
+{
+    extern __shared__ double sh[];
+    const int c = blockIdx.x;
+    const int st = chem_team_jacobian(m, &t, threadIdx.x, P[c], x + c, f ? f + c : NULL, J + c, (size_t)ncell, sh);
+    if (threadIdx.x == 0) status[c] = st;
+}
 
 __global__ void __launch_bounds__(THREADS) k_rates(const chem_mech *__restrict__ m, int ncell,
                                                    const double *__restrict__ T, const double *__restrict__ P,
@@ -154,10 +250,20 @@ static unsigned blocks(int ncell)
     return (unsigned)((ncell + THREADS - 1) / THREADS);
 }
 
+static unsigned team_blocks(int ncell)
+{
+    return (unsigned)((ncell + TEAM_WARPS - 1) / TEAM_WARPS);
+}
+
 extern "C" int chem_cuda_rates(const chem_cuda_mech *d, int ncell, const double *T, const double *P, const double *Y,
                                double *wdot, double *gross, int *status, void *stream)
 {
     if (ncell < 1) return 0;
+    if (d->use_team) {
+        k_team_rates<<<team_blocks(ncell), TEAM_WARPS * 32, TEAM_WARPS * d->team.ws_rates * sizeof(double),
+                       (cudaStream_t)stream>>>(d->dev, d->team, ncell, T, P, Y, wdot, gross, status);
+        return (int)cudaGetLastError();
+    }
     k_rates<<<blocks(ncell), THREADS, 0, (cudaStream_t)stream>>>(d->dev, ncell, T, P, Y, wdot, gross, status);
     return (int)cudaGetLastError();
 }
@@ -166,6 +272,11 @@ extern "C" int chem_cuda_rhs(const chem_cuda_mech *d, int ncell, const double *P
                              int *status, void *stream)
 {
     if (ncell < 1) return 0;
+    if (d->use_team) {
+        k_team_rates<<<team_blocks(ncell), TEAM_WARPS * 32, TEAM_WARPS * d->team.ws_rates * sizeof(double),
+                       (cudaStream_t)stream>>>(d->dev, d->team, ncell, NULL, P, x, f, NULL, status);
+        return (int)cudaGetLastError();
+    }
     k_rhs<<<blocks(ncell), THREADS, 0, (cudaStream_t)stream>>>(d->dev, ncell, P, x, f, status);
     return (int)cudaGetLastError();
 }
@@ -174,6 +285,11 @@ extern "C" int chem_cuda_jacobian(const chem_cuda_mech *d, int ncell, const doub
                                   double *J, int *status, void *stream)
 {
     if (ncell < 1) return 0;
+    if (d->use_team) {
+        k_team_jacobian<<<(unsigned)ncell, CHEM_CUDA_TEAM_J, d->team.ws_jac * sizeof(double), (cudaStream_t)stream>>>(
+            d->dev, d->team, ncell, P, x, f, J, status);
+        return (int)cudaGetLastError();
+    }
     k_jacobian<<<blocks(ncell), THREADS, 0, (cudaStream_t)stream>>>(d->dev, ncell, P, x, f, J, status);
     return (int)cudaGetLastError();
 }

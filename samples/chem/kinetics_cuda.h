@@ -1,12 +1,18 @@
 /*
- * kinetics_cuda.h -- the kinetics of kinetics.h on a CUDA device, one thread
- * per cell: the mechanism copied once into device memory, and launchers of
- * the rates, the reactor right-hand side and its Jacobian for a batch of
- * cells whose vectors are stored interleaved by cell (entry i of cell c at
- * [i ncell + c]; J's entry (i, j) at [(i + j n) ncell + c]), as the batched
- * linear algebra and coalesced loads want them.  The per-cell code is
- * kinetics.c's own (hd.h), so the device computes the same formulas; only
- * the math library's rounding differs.
+ * kinetics_cuda.h -- the kinetics of kinetics.h on a CUDA device: the
+ * mechanism copied once into device memory, with its team tables
+ * (kinetics_team.h), and launchers of the rates, the reactor right-hand side
+ * and its Jacobian for a batch of cells whose vectors are stored interleaved
+ * by cell (entry i of cell c at [i ncell + c]; J's entry (i, j) at
+ * [(i + j n) ncell + c]), as the batched linear algebra wants them.
+ *
+ * A cell is evaluated by a team: a warp for rates and right-hand side, a
+ * block of CHEM_CUDA_TEAM_J threads for the Jacobian, the cell's data in
+ * shared memory (kinetics_team.c).  A mechanism whose team workspace does
+ * not fit a block's shared memory runs one thread per cell instead
+ * (kinetics.c, its arrays in local memory).  Either way the formulas are
+ * kinetics.c's (hd.h); the math library's rounding and the order of the
+ * sums differ.
  *
  * Every array is device memory.  The launchers are asynchronous on `stream`
  * (a cudaStream_t; NULL: the legacy default stream) and return 0 or the
@@ -27,7 +33,12 @@ extern "C" {
  * n = K + 1 <= 128, batchsolve's largest order. */
 #define CHEM_CUDA_KMAX 127
 
+/* Lanes of a team: rates and right-hand side, Jacobian. */
+#define CHEM_CUDA_TEAM_R 32
+#define CHEM_CUDA_TEAM_J 256
+
 typedef struct chem_cuda_mech chem_cuda_mech;
+typedef struct chem_team chem_team;
 
 /* Copies m to the current device: CHEM_OK and *out, or CHEM_EDOMAIN (more
  * than CHEM_CUDA_KMAX species) / CHEM_ENOMEM / CHEM_EIO (a CUDA error) with
@@ -37,6 +48,15 @@ void chem_cuda_mech_free(chem_cuda_mech *d);
 
 /* The device copy, for kernels that call kinetics.c's functions themselves. */
 const chem_mech *chem_cuda_mech_device(const chem_cuda_mech *d);
+
+/* Its team tables (a host structure of device addresses, to pass to kernels
+ * by value), or NULL where a team's workspace does not fit a block's shared
+ * memory on this device. */
+const chem_team *chem_cuda_mech_team(const chem_cuda_mech *d);
+
+/* Tests: on 0 the launchers take one thread per cell, on 1 a team again
+ * where there are team tables; returns whether they take teams now. */
+int chem_cuda_mech_use_team(chem_cuda_mech *d, int on);
 
 /* wdot (and gross unless NULL): K x ncell, of T, P (ncell each), Y (K x ncell). */
 int chem_cuda_rates(const chem_cuda_mech *d, int ncell, const double *T, const double *P, const double *Y,
