@@ -394,11 +394,14 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
     if (a.pivot == BSOLVE_PIVOT_FULL) {
         /* its own instantiation (the search and the column interchanges
          * inline in every step would crowd the other calls' code), where
-         * the table takes it; no list form (a masked call takes the table
-         * without this kernel) */
+         * the table takes it; getrf on a list too, so that a masked getrf's
+         * factors are the unmasked one's bit for bit */
         if constexpr (T == 1 && bsi_lu_smem_full((int)sizeof(R), N)) {
-            if (a.nsel) return cudaErrorInvalidConfiguration;
-            if (op == BSI_OP_GESV) {
+            if (op == BSI_OP_GETRF && a.nsel) {
+                constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GETRF>::bytes;
+                if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GETRF, true, true>, smem)) return cudaErrorInvalidConfiguration;
+                bsm_k<R, N, T, BSI_OP_GETRF, true, true><<<(unsigned)blocks, 32, smem, st>>>(a);
+            } else if (op == BSI_OP_GESV) {
                 constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
                 if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false, true>, smem)) return cudaErrorInvalidConfiguration;
                 bsm_k<R, N, T, BSI_OP_GESV, false, true><<<(unsigned)blocks, 32, smem, st>>>(a);
