@@ -96,20 +96,18 @@
  *     (19%).  FP32: 112 61-96% at n = 8..48 (SOLVE and TEAM 39-74%), 1112
  *     84% at 64 and 63% at 80 (54 / 37%), 412 49% at 96 (27%), 141 44% at
  *     128 (16%).  Borders between measured orders halfway.
- *   RSTEAM's streamed walk (W = 1) from n = 65 (FP64) and 89 (FP32): with
- *     the step walk every shape stays at 55% (FP64 80..128) and 44-49%
- *     (FP32 96, 128), whatever the team: each step waits a trip to memory
- *     for its own rows (and its pivot, its diagonal entry), 2n trips per
- *     solve with all of a 1 GB batch resident at once, and the steps near
- *     the ends of both sweeps carry few rows, so the bytes in flight per
- *     SM fall below bandwidth x latency (some 30 KB: 4.2 TB/s, 1 us, 132
- *     SMs).  The streamed walk keeps two chunks in flight whatever the
- *     steps (2 T LV entries a system, 80-130 KB per SM for the shapes
- *     below); the shape per order is the largest team of warps, a system
- *     per thread, that still holds a 1 GB batch in one wave (128 registers
- *     a thread; shared memory of b and the pivots): FP64 T = 2 warps at n
- *     = 80 (256 systems per SM, 159 needed), 4 at 96..112, 8 at 128 (64,
- *     62 needed); FP32 2 at 96..112, 4 at 128.
+ *   RSTEAM's streamed walk (W = 1): with the step walk every shape stays
+ *     at 55% (FP64 80..128) and 44-49% (FP32 96, 128), whatever the team:
+ *     each step waits a trip to memory for its own rows (and its pivot,
+ *     its diagonal entry), 2n trips per solve with all of a 1 GB batch
+ *     resident at once, and the steps near the ends of both sweeps carry
+ *     few rows.  The streamed walk keeps two chunks in flight whatever the
+ *     steps (2 T LV entries a system).  Every shape in one run, % of the
+ *     floor: FP64 four warps (10141) 64% at 96, 52% at 112 (step walk
+ *     141: 55%, 11141 49%), eight warps (10181) 61% at 128 (181: 55%); at
+ *     80 the step walk's 412 keeps it (55%; 10121 30%, 10181 48%).  FP32
+ *     10141 40% at 128 (412 33%); at 96, 112 412 keeps it (49 / 40%;
+ *     streamed 22-34%).
  *   BLOCK's 128 threads: 256 and 512 ran 0.55x (n = 40, 80): the barriers
  *     of a step cost more than the extra warps hide.
  *   TILE (H200) for FP64 n = 33..128: gesv PARTIAL 1.55-1.76x WARP at n =
@@ -296,8 +294,8 @@ BSI_DISPATCH int bsi_lu_smem_takes(int es, int op, int n)
 BSI_DISPATCH int bsi_lu_rsteam_takes(int es, int n) { return es == 8 ? n >= 9 : n >= 8; }
 BSI_DISPATCH int bsi_lu_rsteam_shape(int es, int n)
 {
-    if (es == 8) return n <= 24 ? 112 : n <= 64 ? 1112 : n <= 88 ? 10121 : n <= 112 ? 10141 : 10181;
-    return n <= 56 ? 112 : n <= 88 ? 1112 : n <= 112 ? 10121 : 10141;
+    if (es == 8) return n <= 24 ? 112 : n <= 64 ? 1112 : n <= 88 ? 412 : n <= 112 ? 10141 : 10181;
+    return n <= 56 ? 112 : n <= 88 ? 1112 : n <= 112 ? 412 : 10141;
 }
 
 /* Whether a masked getrf of systems scattered through an interleaved A

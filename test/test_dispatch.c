@@ -268,9 +268,9 @@ START_TEST(t_lu_rsteam)
     }
     /* the table's shapes at the borders of its orders (lu_dispatch.cuh) */
     static const struct { int es, n, shape; } spin[] = {
-        {8, 9, 112},    {8, 24, 112},   {8, 25, 1112},  {8, 64, 1112},  {8, 65, 10121}, {8, 88, 10121},
+        {8, 9, 112},    {8, 24, 112},   {8, 25, 1112},  {8, 64, 1112},  {8, 65, 412},   {8, 88, 412},
         {8, 89, 10141}, {8, 112, 10141}, {8, 113, 10181}, {8, 128, 10181}, {4, 8, 112},    {4, 56, 112},
-        {4, 57, 1112},  {4, 88, 1112},  {4, 89, 10121}, {4, 112, 10121}, {4, 113, 10141}, {4, 128, 10141}};
+        {4, 57, 1112},  {4, 88, 1112},  {4, 89, 412},   {4, 112, 412}, {4, 113, 10141}, {4, 128, 10141}};
     for (size_t i = 0; i < sizeof spin / sizeof *spin; i++)
         TL_EXPECT(bsi_lu_rsteam_shape(spin[i].es, spin[i].n) == spin[i].shape, "es %d n %d: shape %d, pinned %d", spin[i].es,
                   spin[i].n, bsi_lu_rsteam_shape(spin[i].es, spin[i].n), spin[i].shape);
@@ -449,7 +449,7 @@ START_TEST(t_lu_table)
         {8, BSI_OP_GETRS, 128, 1, BSOLVE_PIVOT_FULL, BSI_LU_RSTEAM, 0, 8},
         {8, BSI_OP_GETRS, 64, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 1},
         {8, BSI_OP_GETRS, 96, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 4},
-        {8, BSI_OP_GETRS, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 2},
+        {8, BSI_OP_GETRS, 65, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 4},
         {8, BSI_OP_GETRS, 100, 2, BSOLVE_PIVOT_PARTIAL, BSI_LU_BLOCK, 0, 128},
         {4, BSI_OP_GETRS, 8, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_RSTEAM, 0, 1},
         {4, BSI_OP_GETRS, 7, 1, BSOLVE_PIVOT_PARTIAL, BSI_LU_TEAM, 7, 1},
