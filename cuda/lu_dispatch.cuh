@@ -143,6 +143,11 @@
  *     1.0-2.6x the kernels before it but at n = 12 (0.97x); line staging
  *     through the warp's area ran slower (index arithmetic, bank conflicts
  *     of the interchange at an odd pitch).
+ *   RSTEAM on a list (masked getrs; its list form, lu_getrs_team.cuh): at
+ *     FP64 n = 54, 1e5 interleaved systems, 5 / 25 / 60 / 100% listed, it
+ *     ran 0.60 / 0.81 / 1.04 / 0.95x SOLVE (perf/bench_masked_gpu): a
+ *     listed system's team loads one system per sector, where SOLVE's
+ *     warp takes 32 listed systems per load.  Hence SOLVE on lists.
  *   GATHER (H200) for a masked getrf of an interleaved A whose kernel gives
  *     each system a block (TILE, PANEL, BLOCK; WARP above 32): on a list,
  *     FP64 n = 54 PARTIAL factored 4.0e6 systems/s against 1.06e7/s over
@@ -331,7 +336,8 @@ BSI_DISPATCH struct bsi_lu_choice bsi_lu_dispatch(int es, int op, int n, int nrh
     const int fs = force ? force[BSI_FORCE_LU_SOLVE] : 0;
     const int solve = op == BSI_OP_GETRS && (fs == 2 || (fs == 0 && nrhs == 1 && n >= 9));
     const int fr = force ? force[BSI_FORCE_LU_RSTEAM] : 0;
-    const int rsteam = op == BSI_OP_GETRS && (fr >= 2 || (fr == 0 && fs != 2 && nrhs == 1 && bsi_lu_rsteam_takes(es, n)));
+    const int rsteam = op == BSI_OP_GETRS && (fr >= 2 || (fr == 0 && fs != 2 && nrhs == 1 && list == BSI_LU_BATCH &&
+                                                          bsi_lu_rsteam_takes(es, n)));
     if (rsteam) {
         c.family = BSI_LU_RSTEAM;
         c.bucket = 0;
