@@ -177,6 +177,7 @@ static int lu_big(int op, int n, int nrhs, int pv)
  * forced off, nowhere. */
 static int tile_takes(int f, int es, int op, int n, int nrhs, int pv, int list)
 {
+    (void)list;
     (void)es;
     return lu_big(op, n, nrhs, pv) && (f == 2 || (f == 0 && n <= 40));
 }
@@ -194,6 +195,7 @@ END_TEST
  * forced too), forced off nowhere; buckets 64, 96, 128. */
 static int panel_takes(int f, int es, int op, int n, int nrhs, int pv, int list)
 {
+    (void)list;
     (void)es;
     return lu_big(op, n, nrhs, pv) && (f == 2 || (f == 0 && n > 40));
 }
@@ -292,6 +294,7 @@ END_TEST
  * to FP64 n = 15 and FP32 n = 17, teams of 4 lanes beyond. */
 static int smem_takes(int f, int es, int op, int n, int nrhs, int pv, int list)
 {
+    (void)list;
     const int can = (op == BSI_OP_GETRF || (op == BSI_OP_GESV && nrhs == 1)) && n >= 9 && n <= 22 &&
                     (pv != BSOLVE_PIVOT_FULL || n <= (es == 8 ? 11 : 16));
     const int table = es == 8 ? (op == BSI_OP_GETRF ? n <= 18 || n == 20 : n <= 20)
@@ -304,10 +307,11 @@ START_TEST(t_lu_smem)
     lu_knob_sweep(BSI_FORCE_LU_SMEM, BSI_LU_SMEM, "smem", smem_takes, reached);
     for (int n = 9; n <= 22; n++) TL_EXPECT(reached[n], "smem order %d never chosen", n);
     /* the teams perf/tune_smem picked, order 9..22 */
-    static const int t8[] = {1, 1, 1, 1, 1, 1, 1, 4, 2, 2, 4, 4, 4, 4}, t4[] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 4, 4, 4, 4};
+    static const int t8[23] = {[9] = 1, 1, 1, 1, 1, 1, 1, 4, 2, 2, 4, 4, 4, 4},
+                     t4[23] = {[9] = 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 4, 4, 4, 4};
     for (int es = 4; es <= 8; es += 4)
         for (int n = 9; n <= 22; n++)
-            TL_EXPECT(bsi_lu_smem_team(es, n) == (es == 8 ? t8 : t4)[n - 9], "smem team size es %d n %d: %d", es, n,
+            TL_EXPECT(bsi_lu_smem_team(es, n) == (es == 8 ? t8 : t4)[n], "smem team size es %d n %d: %d", es, n,
                       bsi_lu_smem_team(es, n));
     TL_EXPECT(lu_both_forced(BSI_FORCE_LU_SMEM, BSI_FORCE_LU_WARP, 12) == BSI_LU_WARP,
               "WARP forced wins over SMEM forced");
