@@ -381,6 +381,26 @@ __global__ void __launch_bounds__(32) bsm_k(const bsi_lu_args<R> a)
 #undef BSM
 }
 
+/* One instantiation launched; cudaErrorInvalidConfiguration, launching
+ * nothing, where this device cannot give a block its shared memory. */
+template <typename R, int N, int T, int OP, bool LIST, bool FULL>
+cudaError_t bsm_go(const bsi_lu_args<R> &a, int64_t blocks, cudaStream_t st)
+{
+    constexpr size_t smem = bsm_shape<R, N, T, OP>::bytes;
+    if (!bsi_smem_optin(bsm_k<R, N, T, OP, LIST, FULL>, smem)) return cudaErrorInvalidConfiguration;
+    bsm_k<R, N, T, OP, LIST, FULL><<<(unsigned)blocks, 32, smem, st>>>(a);
+    return cudaGetLastError();
+}
+
+/* The call's instantiation: gesv, getrf, or getrf on a list. */
+template <typename R, int N, int T, bool FULL>
+cudaError_t bsm_go_op(int op, const bsi_lu_args<R> &a, int64_t blocks, cudaStream_t st)
+{
+    if (op == BSI_OP_GESV) return bsm_go<R, N, T, BSI_OP_GESV, false, FULL>(a, blocks, st);
+    return a.nsel ? bsm_go<R, N, T, BSI_OP_GETRF, true, FULL>(a, blocks, st)
+                  : bsm_go<R, N, T, BSI_OP_GETRF, false, FULL>(a, blocks, st);
+}
+
 /* Launch for order N (a.n == N) with T lanes per system; returns
  * cudaErrorInvalidConfiguration, launching nothing, when this device cannot
  * give a block the shared memory (the caller then takes the table's choice
@@ -396,38 +416,10 @@ cudaError_t bsm_launch_n(int op, const bsi_lu_args<R> &a, cudaStream_t st)
          * inline in every step would crowd the other calls' code), where
          * the table takes it; getrf on a list too, so that a masked getrf's
          * factors are the unmasked one's bit for bit */
-        if constexpr (T == 1 && bsi_lu_smem_full((int)sizeof(R), N)) {
-            if (op == BSI_OP_GETRF && a.nsel) {
-                constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GETRF>::bytes;
-                if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GETRF, true, true>, smem)) return cudaErrorInvalidConfiguration;
-                bsm_k<R, N, T, BSI_OP_GETRF, true, true><<<(unsigned)blocks, 32, smem, st>>>(a);
-            } else if (op == BSI_OP_GESV) {
-                constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
-                if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false, true>, smem)) return cudaErrorInvalidConfiguration;
-                bsm_k<R, N, T, BSI_OP_GESV, false, true><<<(unsigned)blocks, 32, smem, st>>>(a);
-            } else {
-                constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GETRF>::bytes;
-                if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GETRF, false, true>, smem)) return cudaErrorInvalidConfiguration;
-                bsm_k<R, N, T, BSI_OP_GETRF, false, true><<<(unsigned)blocks, 32, smem, st>>>(a);
-            }
-            return cudaGetLastError();
-        }
-        return cudaErrorInvalidConfiguration;
+        if constexpr (T == 1 && bsi_lu_smem_full((int)sizeof(R), N)) return bsm_go_op<R, N, T, true>(op, a, blocks, st);
+        else return cudaErrorInvalidConfiguration;
     }
-    if (op == BSI_OP_GESV) {
-        constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GESV>::bytes;
-        if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GESV, false>, smem)) return cudaErrorInvalidConfiguration;
-        bsm_k<R, N, T, BSI_OP_GESV, false><<<(unsigned)blocks, 32, smem, st>>>(a);
-    } else if (!a.nsel) {
-        constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GETRF>::bytes;
-        if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GETRF, false>, smem)) return cudaErrorInvalidConfiguration;
-        bsm_k<R, N, T, BSI_OP_GETRF, false><<<(unsigned)blocks, 32, smem, st>>>(a);
-    } else {
-        constexpr size_t smem = bsm_shape<R, N, T, BSI_OP_GETRF>::bytes;
-        if (!bsi_smem_optin(bsm_k<R, N, T, BSI_OP_GETRF, true>, smem)) return cudaErrorInvalidConfiguration;
-        bsm_k<R, N, T, BSI_OP_GETRF, true><<<(unsigned)blocks, 32, smem, st>>>(a);
-    }
-    return cudaGetLastError();
+    return bsm_go_op<R, N, T, false>(op, a, blocks, st);
 }
 
 /* The orders compiled (lu_smem_[ds]*.cu), each with the table's T. */
